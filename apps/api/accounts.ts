@@ -1,0 +1,125 @@
+import { randomBytes } from "node:crypto";
+import { conflict } from "../../domain/shared/errors.ts";
+import { newId, randomToken } from "../../domain/shared/ids.ts";
+import { DEFAULT_PERMISSIONS, KEY_PREFIX } from "../../domain/shared/permissions.ts";
+import { teamsOfUser, userByEmail, userById, type UserRow } from "../../projections/directory/queries.ts";
+import { release, reservationKey, reserve } from "../../streams/reservations.ts";
+import { runCommand } from "./commands.ts";
+import type { ApiDeps } from "./deps.ts";
+
+const slugify = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40) || "team";
+
+/**
+ * Finds the user of `email`, creating the account and its default team when the email is new.
+ * The email is claimed in KV first, so two concurrent sign-ups of one email create one user.
+ */
+export async function findOrRegisterUser(deps: ApiDeps, email: string): Promise<{ user: UserRow; isNew: boolean }> {
+  const existing = await userByEmail(deps.pool, email);
+  if (existing) {
+    await ensureHasTeam(deps, existing);
+    return { user: existing, isNew: false };
+  }
+  const userId = newId();
+  const claim = await reserve(deps.log, reservationKey("user-email", email), userId);
+  if (!claim.reserved) {
+    // Another request registered this email a moment ago: wait for its fact to become visible.
+    const other = await waitForUser(deps, claim.owner);
+    return { user: other, isNew: false };
+  }
+  const name = email.split("@")[0]!;
+  await runCommand(deps, {
+    aggregate: "user",
+    id: userId,
+    actor: { type: "user", id: userId },
+    decide: async () => [{ type: "UserRegistered", v: 1, user_id: userId, email, name }],
+  });
+  const user = (await userById(deps.pool, userId))!;
+  await createDefaultTeam(deps, userId, name, true);
+  return { user, isNew: true };
+}
+
+async function waitForUser(deps: ApiDeps, userId: string): Promise<UserRow> {
+  const deadline = Date.now() + deps.config.readYourWritesTimeoutMs;
+  while (Date.now() < deadline) {
+    const user = await userById(deps.pool, userId);
+    if (user) return user;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw conflict("this account is being created by another request; retry");
+}
+
+/**
+ * A user always has a team to work in: a sign-up interrupted between its two facts, or a user
+ * removed from every team, gets a fresh default team at the next sign-in.
+ */
+async function ensureHasTeam(deps: ApiDeps, user: UserRow): Promise<void> {
+  const teams = await teamsOfUser(deps.pool, user.id);
+  if (teams.length > 0) return;
+  await createDefaultTeam(deps, user.id, user.name, false);
+}
+
+function createDefaultTeam(deps: ApiDeps, userId: string, name: string, forNewUser: boolean) {
+  const slug = `${slugify(name)}-${randomBytes(3).toString("hex")}`;
+  return createTeam(deps, { userId, name: `${name}'s team`, slug, forNewUser });
+}
+
+/**
+ * Creates a team with `userId` as its owner. The slug is reserved in KV before the append.
+ * @throws AppError 409 when an active team already has the slug
+ */
+export async function createTeam(
+  deps: ApiDeps,
+  input: { userId: string; name: string; slug: string; forNewUser: boolean },
+): Promise<string> {
+  const teamId = newId();
+  const slugKey = reservationKey("team-slug", input.slug);
+  const claim = await reserve(deps.log, slugKey, teamId);
+  if (!claim.reserved) throw conflict("a team with this slug already exists");
+  try {
+    await runCommand(deps, {
+      aggregate: "team",
+      id: teamId,
+      actor: { type: "user", id: input.userId },
+      decide: async () => [
+        { type: "TeamCreated", v: 1, team_id: teamId, name: input.name, slug: input.slug, created_by: input.userId, for_new_user: input.forNewUser },
+        { type: "MemberAdded", v: 1, team_id: teamId, user_id: input.userId, role: "owner" },
+      ],
+    });
+  } catch (error) {
+    await release(deps.log, slugKey, teamId).catch(() => undefined);
+    throw error;
+  }
+  return teamId;
+}
+
+/** Appends a new agent key with every agent permission to the team. Returns the key id and secret. */
+export async function createAgentKey(deps: ApiDeps, input: { teamId: string; userId: string; name: string }) {
+  const keyId = newId();
+  const secret = `${KEY_PREFIX.agent}${randomToken(24)}`;
+  await runCommand(deps, {
+    aggregate: "team",
+    id: input.teamId,
+    actor: { type: "user", id: input.userId },
+    decide: async () => [
+      {
+        type: "ApiKeyCreated",
+        v: 1,
+        key_id: keyId,
+        team_id: input.teamId,
+        app_id: null,
+        key_type: "agent",
+        name: input.name,
+        secret,
+        permissions: [...DEFAULT_PERMISSIONS.agent],
+        created_by: input.userId,
+        expires_at: null,
+      },
+    ],
+  });
+  return { keyId, secret };
+}

@@ -1,0 +1,34 @@
+import { randomUUID } from "node:crypto";
+import cookie from "@fastify/cookie";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { ApiDeps } from "./deps.ts";
+import { registerErrorHandling } from "./plugins/errors.ts";
+import { authRoutes } from "./routes/auth.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { teamRoutes } from "./routes/teams.ts";
+
+const ONE_MIB = 1024 * 1024;
+
+/** The HTTP API as a Fastify instance; `main.ts` listens, tests call `inject` or listen on port 0. */
+export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger.child({ component: "api" }) as FastifyBaseLogger,
+    bodyLimit: ONE_MIB,
+    genReqId: (request) => {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: true,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+  });
+  app.addHook("onSend", async (request, reply) => {
+    void reply.header("x-request-id", request.id);
+  });
+  await app.register(cookie);
+  registerErrorHandling(app);
+  await app.register(healthRoutes(deps));
+  await app.register(authRoutes(deps), { prefix: "/v1/auth" });
+  await app.register(teamRoutes(deps), { prefix: "/v1/teams" });
+  return app;
+}

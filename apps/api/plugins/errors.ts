@@ -1,0 +1,45 @@
+import type { FastifyError, FastifyInstance } from "fastify";
+import { AppError } from "../../../domain/shared/errors.ts";
+import { LogUnavailableError } from "../../../streams/errors.ts";
+import { isTransient } from "../../../streams/project.ts";
+
+/**
+ * One error handler for every route: `{"error": "..."}` always; 4xx for the caller's mistakes,
+ * 503 while NATS or Postgres is unavailable, 500 (message hidden, logged with the request id)
+ * for anything unexpected.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.status === 429) void reply.header("Retry-After", "1");
+      if (error.status === 503) void reply.header("Retry-After", "1");
+      return reply.code(error.status).send({ error: error.message, ...error.extra });
+    }
+    if (error instanceof LogUnavailableError || isTransient(error)) {
+      request.log.warn({ err: error }, "dependency unavailable");
+      return reply.code(503).header("Retry-After", "1").send({ error: "service temporarily unavailable; retry" });
+    }
+    const status = (error as FastifyError).statusCode;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return reply.code(status).send({ error: clientMessage(error as FastifyError) });
+    }
+    request.log.error({ err: error }, "unexpected error");
+    return reply.code(500).send({ error: "internal server error" });
+  });
+
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `route ${request.method} ${request.url.split("?")[0]} not found` }));
+}
+
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return "malformed JSON body";
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return "request body too large";
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return "unsupported content type";
+    default:
+      return error.message;
+  }
+}

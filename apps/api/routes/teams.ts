@@ -1,0 +1,122 @@
+import type { FastifyInstance } from "fastify";
+import type { DomainEvent } from "../../../domain/events.ts";
+import { z } from "zod";
+import { forbidden, notFound } from "../../../domain/shared/errors.ts";
+import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
+import { ROLES, atLeast, type Role } from "../../../domain/shared/roles.ts";
+import { changeRole, deleteTeam, removeMember, renameTeam, type TeamState } from "../../../domain/teams/decide.ts";
+import {
+  activeTeam,
+  agentKeysOfMember,
+  loadTeamState,
+  memberRole,
+  teamMembers,
+  teamsOfUser,
+} from "../../../projections/directory/queries.ts";
+import { release, reservationKey } from "../../../streams/reservations.ts";
+import { createTeam } from "../accounts.ts";
+import { callerOf, requireUser } from "../auth/principal.ts";
+import { runCommand } from "../commands.ts";
+import type { ApiDeps } from "../deps.ts";
+import { parse, uuid } from "../validation.ts";
+
+const teamName = z.string().trim().min(1).max(100);
+const teamParams = z.object({ teamId: uuid });
+const memberParams = z.object({ teamId: uuid, userId: uuid });
+
+export function teamRoutes(deps: ApiDeps) {
+  /** The caller's role in an active team; 404 for teams the caller is not in (no existence leak). */
+  async function roleIn(teamId: string, userId: string, minimum: Role = "member"): Promise<Role> {
+    const role = await memberRole(deps.pool, teamId, userId);
+    if (!role) throw notFound("team");
+    if (!atLeast(role, minimum)) throw forbidden(`requires the ${minimum} role`);
+    return role;
+  }
+
+  async function stateOf(teamId: string): Promise<TeamState> {
+    const state = await loadTeamState(deps.pool, teamId);
+    if (!state) throw notFound("team");
+    return state;
+  }
+
+  const teamCommand = (teamId: string, actorId: string, decide: (state: TeamState) => DomainEvent[] | Promise<DomainEvent[]>) =>
+    runCommand(deps, { aggregate: "team", id: teamId, actor: { type: "user", id: actorId }, decide: async () => decide(await stateOf(teamId)) });
+
+  return async (app: FastifyInstance) => {
+    app.post("/", async (request, reply) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const body = parse(z.object({ name: teamName, slug: z.string().min(1).max(60).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") }), request.body);
+      const teamId = await createTeam(deps, { userId: caller.userId, name: body.name, slug: body.slug, forNewUser: false });
+      return reply.code(201).send(await activeTeam(deps.pool, teamId));
+    });
+
+    app.get("/:teamId", async (request) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const { teamId } = parse(teamParams, request.params, "params");
+      await roleIn(teamId, caller.userId);
+      const team = await activeTeam(deps.pool, teamId);
+      if (!team) throw notFound("team");
+      return { ...team, members: await teamMembers(deps.pool, teamId), pending_invitations: [] };
+    });
+
+    app.patch("/:teamId", async (request) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const { teamId } = parse(teamParams, request.params, "params");
+      await roleIn(teamId, caller.userId);
+      const body = parse(z.object({ name: teamName }), request.body);
+      await teamCommand(teamId, caller.userId, (state) => renameTeam(state, caller.userId, body.name));
+      return activeTeam(deps.pool, teamId);
+    });
+
+    app.delete("/:teamId", async (request) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const { teamId } = parse(teamParams, request.params, "params");
+      await roleIn(teamId, caller.userId);
+      const team = await activeTeam(deps.pool, teamId);
+      await teamCommand(teamId, caller.userId, async (state) =>
+        deleteTeam(state, caller.userId, (await teamsOfUser(deps.pool, caller.userId)).length),
+      );
+      if (team) await release(deps.log, reservationKey("team-slug", team.slug), teamId);
+      return { deleted: true };
+    });
+
+    app.get("/:teamId/members", async (request) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const { teamId } = parse(teamParams, request.params, "params");
+      await roleIn(teamId, caller.userId);
+      return { members: await teamMembers(deps.pool, teamId) };
+    });
+
+    app.get("/:teamId/members/:userId/agent-keys", async (request) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const { teamId, userId } = parse(memberParams, request.params, "params");
+      await roleIn(teamId, caller.userId, userId === caller.userId ? "member" : "admin");
+      if (!(await memberRole(deps.pool, teamId, userId))) throw notFound("member");
+      const keys = await agentKeysOfMember(deps.pool, teamId, userId);
+      return { keys: keys.map(({ id, name, secret, permissions, created_at }) => ({ id, name, secret, permissions, created_at })) };
+    });
+
+    app.patch("/:teamId/members/:userId", async (request) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const { teamId, userId } = parse(memberParams, request.params, "params");
+      await roleIn(teamId, caller.userId);
+      const body = parse(z.object({ role: z.enum(ROLES) }), request.body);
+      await teamCommand(teamId, caller.userId, (state) => changeRole(state, caller.userId, userId, body.role));
+      return { user_id: userId, role: body.role };
+    });
+
+    app.delete("/:teamId/members/:userId", async (request) => {
+      const caller = requireUser(await callerOf(deps, request));
+      const { teamId, userId } = parse(memberParams, request.params, "params");
+      const query = parse(z.object({ revoke_agent_keys: z.enum(["true", "false"]).optional() }), request.query, "query");
+      await roleIn(teamId, caller.userId);
+      let revoked = 0;
+      await teamCommand(teamId, caller.userId, (state) => {
+        const events = removeMember(state, caller.userId, userId, query.revoke_agent_keys === "true");
+        revoked = events[0]?.type === "MemberRemoved" ? events[0].revoked_agent_key_ids.length : 0;
+        return events;
+      });
+      return { removed: true, revoked_agent_keys: revoked };
+    });
+  };
+}

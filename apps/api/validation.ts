@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { invalid } from "../../domain/shared/errors.ts";
+
+/** Parses request input with a zod schema. @throws AppError 400 naming the first bad field */
+export function parse<S extends z.ZodTypeAny>(schema: S, value: unknown, what = "body"): z.infer<S> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.join(".") : what;
+  throw invalid(`${field}: ${issue.message}`);
+}
+
+export const uuid = z.string().uuid();
+export const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .email();

@@ -1,0 +1,8 @@
+import { ConfigError } from "./config.ts";
+
+/** Startup failures end the process with one clear line instead of a stack trace for config mistakes. */
+export function exitOnStartupError(error: unknown): never {
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error("failed to start:", error);
+  process.exit(1);
+}

@@ -1,0 +1,5 @@
+import { loadConfig } from "../config.ts";
+import { runUntilSignalled } from "../runtime.ts";
+import { exitOnStartupError } from "../startup.ts";
+
+await runUntilSignalled(loadConfig(), ["worker"]).catch(exitOnStartupError);

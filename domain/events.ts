@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { envelopeSchema } from "./shared/envelope.ts";
+import { keyEvents } from "./keys/events.ts";
+import { teamEvents } from "./teams/events.ts";
+import { userEvents } from "./users/events.ts";
+
+/** Every event type that travels on the DOMAIN stream. `type` strings are a wire contract. */
+export const domainEvent = z.discriminatedUnion("type", [...userEvents, ...teamEvents, ...keyEvents]);
+export type DomainEvent = z.infer<typeof domainEvent>;
+
+export const domainEnvelope = envelopeSchema(domainEvent);
+export type DomainEnvelope = z.infer<typeof domainEnvelope>;
+
+export function decodeDomainEnvelope(data: Uint8Array): DomainEnvelope {
+  return domainEnvelope.parse(JSON.parse(new TextDecoder().decode(data)));
+}

@@ -1,0 +1,116 @@
+import pg from "pg";
+import type { Logger } from "pino";
+
+type Waiter = { projections: string[]; seq: number; resolve: (reached: boolean) => void; timer: NodeJS.Timeout };
+
+const POLL_MS = 200;
+
+/**
+ * Knows how far each projection's active generation has got. Projectors NOTIFY on every commit
+ * (Postgres delivers it only after the commit, so a notification means the rows are visible);
+ * a poll covers lost notifications and a reconnecting listener.
+ */
+export class ProgressWatcher {
+  #positions = new Map<string, number>();
+  #activeGenerations = new Map<string, number>();
+  #waiters = new Set<Waiter>();
+  #client: pg.Client | undefined;
+  #poller: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    await this.#listen().catch((error) => this.logger.warn({ err: error }, "progress listener not connected yet"));
+    await this.#poll().catch(() => undefined);
+    this.#poller = setInterval(() => {
+      if (this.#waiters.size > 0 || !this.#client) void this.#poll().catch(() => undefined);
+    }, POLL_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#poller);
+    for (const waiter of this.#waiters) this.#settle(waiter, false);
+    await this.#client?.end().catch(() => undefined);
+    this.#client = undefined;
+  }
+
+  position(projection: string): number {
+    return this.#positions.get(projection) ?? 0;
+  }
+
+  /** Resolves true once every projection has reached `seq`, false after `timeoutMs`. */
+  waitFor(projections: string[], seq: number, timeoutMs: number): Promise<boolean> {
+    if (this.#reached(projections, seq)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        projections,
+        seq,
+        resolve,
+        timer: setTimeout(() => this.#settle(waiter, false), timeoutMs),
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  #reached(projections: string[], seq: number): boolean {
+    return projections.every((projection) => this.position(projection) >= seq);
+  }
+
+  #settle(waiter: Waiter, reached: boolean): void {
+    clearTimeout(waiter.timer);
+    this.#waiters.delete(waiter);
+    waiter.resolve(reached);
+  }
+
+  #advance(projection: string, seq: number): void {
+    if (seq <= this.position(projection)) return;
+    this.#positions.set(projection, seq);
+    for (const waiter of this.#waiters) if (this.#reached(waiter.projections, waiter.seq)) this.#settle(waiter, true);
+  }
+
+  async #listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    client.on("error", () => {
+      if (this.#client === client) this.#client = undefined;
+      if (!this.#stopped) setTimeout(() => void this.#listen().catch(() => undefined), 1_000);
+    });
+    client.on("notification", (note) => {
+      const [projection, generation, seq] = (note.payload ?? "").split(":");
+      if (!projection || !generation || !seq) return;
+      if (this.#activeGenerations.get(projection) === Number(generation)) this.#advance(projection, Number(seq));
+      else void this.#poll().catch(() => undefined);
+    });
+    await client.connect();
+    await client.query("listen projector_progress");
+    this.#client = client;
+  }
+
+  /** Reads the checkpoints of the active generations (a replay's shadow generation does not count). */
+  async #poll(): Promise<void> {
+    const listener = this.#client;
+    const client = listener ?? new pg.Client({ connectionString: this.databaseUrl });
+    if (!listener) {
+      client.on("error", () => undefined);
+      await client.connect();
+    }
+    try {
+      const { rows } = await client.query<{ projection: string; generation: number; last_seq: string }>(
+        `select c.projection, c.generation, c.last_seq from projection_checkpoints c
+           join projection_generations g on g.projection = c.projection and g.active_generation = c.generation`,
+      );
+      for (const row of rows) {
+        if (this.#activeGenerations.get(row.projection) !== row.generation) this.#positions.delete(row.projection);
+        this.#activeGenerations.set(row.projection, row.generation);
+        this.#advance(row.projection, Number(row.last_seq));
+      }
+    } finally {
+      if (!listener) await client.end().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import type { DatabaseTransactionConnection } from "slonik";
+import type { StreamKind } from "../../streams/names.ts";
+
+/** One message of a stream as a projector sees it. */
+export type Fact = { seq: number; subject: string; data: Uint8Array };
+
+/**
+ * A read model: its tables (numbered SQL migrations, applied inside one schema per generation)
+ * and how facts change them. `apply` runs inside the runtime's transaction, which also moves the
+ * checkpoint, so it must do every read and write through `tx`.
+ */
+export type Projection = {
+  name: string;
+  stream: StreamKind;
+  migrationsDir: URL;
+  apply: (tx: DatabaseTransactionConnection, facts: Fact[]) => Promise<void>;
+};
+
+export function generationSchema(projection: string, generation: number): string {
+  return `rm_${projection}_g${generation}`;
+}

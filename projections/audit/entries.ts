@@ -1,0 +1,111 @@
+import type { DomainEvent } from "../../domain/events.ts";
+
+export type AuditEntryDraft = {
+  team_id: string;
+  action: "create" | "update" | "delete";
+  resource_type: string;
+  resource_id: string;
+  changes: Record<string, { before?: unknown; after?: unknown }> | null;
+  metadata: Record<string, unknown> | null;
+};
+
+const change = (before: unknown, after: unknown) => ({ before, after });
+
+/** The audit entries one event stands for (none for events outside a team). */
+export function auditEntriesFor(event: DomainEvent): AuditEntryDraft[] {
+  switch (event.type) {
+    case "UserRegistered":
+      return [];
+    case "UserRenamed":
+      return event.team_ids.map((team_id) => ({
+        team_id,
+        action: "update",
+        resource_type: "user",
+        resource_id: event.user_id,
+        changes: { name: change(event.previous_name, event.name) },
+        metadata: null,
+      }));
+    case "TeamCreated": {
+      const team: AuditEntryDraft = {
+        team_id: event.team_id,
+        action: "create",
+        resource_type: "team",
+        resource_id: event.team_id,
+        changes: null,
+        metadata: { name: event.name, slug: event.slug },
+      };
+      if (!event.for_new_user) return [team];
+      return [
+        { team_id: event.team_id, action: "create", resource_type: "user", resource_id: event.created_by, changes: null, metadata: null },
+        team,
+      ];
+    }
+    case "TeamRenamed":
+      return [
+        {
+          team_id: event.team_id,
+          action: "update",
+          resource_type: "team",
+          resource_id: event.team_id,
+          changes: { name: change(event.previous_name, event.name) },
+          metadata: null,
+        },
+      ];
+    case "TeamDeleted":
+      return [{ team_id: event.team_id, action: "delete", resource_type: "team", resource_id: event.team_id, changes: null, metadata: null }];
+    case "MemberAdded":
+      return [
+        {
+          team_id: event.team_id,
+          action: "create",
+          resource_type: "team_member",
+          resource_id: event.user_id,
+          changes: null,
+          metadata: { role: event.role },
+        },
+      ];
+    case "MemberRoleChanged":
+      return [
+        {
+          team_id: event.team_id,
+          action: "update",
+          resource_type: "team_member",
+          resource_id: event.user_id,
+          changes: { role: change(event.previous_role, event.role) },
+          metadata: null,
+        },
+      ];
+    case "MemberRemoved":
+      return [
+        {
+          team_id: event.team_id,
+          action: "delete",
+          resource_type: "team_member",
+          resource_id: event.user_id,
+          changes: null,
+          metadata: { role: event.role, revoked_agent_key_ids: event.revoked_agent_key_ids },
+        },
+      ];
+    case "ApiKeyCreated":
+      return [
+        {
+          team_id: event.team_id,
+          action: "create",
+          resource_type: "api_key",
+          resource_id: event.key_id,
+          changes: null,
+          metadata: { name: event.name, key_type: event.key_type, app_id: event.app_id, permissions: event.permissions },
+        },
+      ];
+    case "ApiKeyUpdated":
+      return [
+        { team_id: event.team_id, action: "update", resource_type: "api_key", resource_id: event.key_id, changes: event.changes, metadata: null },
+      ];
+    case "ApiKeyDeleted":
+      return [{ team_id: event.team_id, action: "delete", resource_type: "api_key", resource_id: event.key_id, changes: null, metadata: null }];
+    default: {
+      const unhandled: never = event;
+      throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { sql, type DatabaseTransactionConnection } from "slonik";
+import { decodeDomainEnvelope, type DomainEnvelope, type DomainEvent } from "../../domain/events.ts";
+import type { Fact, Projection } from "../_runtime/projection.ts";
+
+type Context = { tx: DatabaseTransactionConnection; at: string };
+
+async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void> {
+  switch (event.type) {
+    case "UserRegistered":
+      await tx.query(sql.unsafe`
+        insert into users (id, email, name, created_at, updated_at)
+        values (${event.user_id}, ${event.email}, ${event.name}, ${at}, ${at}) on conflict (id) do nothing`);
+      return;
+    case "UserRenamed":
+      await tx.query(sql.unsafe`update users set name = ${event.name}, updated_at = ${at} where id = ${event.user_id}`);
+      return;
+    case "TeamCreated":
+      await tx.query(sql.unsafe`
+        insert into teams (id, name, slug, created_at, updated_at)
+        values (${event.team_id}, ${event.name}, ${event.slug}, ${at}, ${at}) on conflict (id) do nothing`);
+      return;
+    case "TeamRenamed":
+      await tx.query(sql.unsafe`update teams set name = ${event.name}, updated_at = ${at} where id = ${event.team_id}`);
+      return;
+    case "TeamDeleted":
+      await tx.query(sql.unsafe`update teams set deleted_at = ${at}, updated_at = ${at} where id = ${event.team_id}`);
+      await tx.query(sql.unsafe`delete from team_members where team_id = ${event.team_id}`);
+      await tx.query(sql.unsafe`
+        update api_keys set deleted_at = ${at}, updated_at = ${at} where team_id = ${event.team_id} and deleted_at is null`);
+      return;
+    case "MemberAdded":
+      await tx.query(sql.unsafe`
+        insert into team_members (team_id, user_id, role, joined_at)
+        values (${event.team_id}, ${event.user_id}, ${event.role}, ${at})
+        on conflict (team_id, user_id) do update set role = excluded.role`);
+      return;
+    case "MemberRoleChanged":
+      await tx.query(sql.unsafe`
+        update team_members set role = ${event.role} where team_id = ${event.team_id} and user_id = ${event.user_id}`);
+      return;
+    case "MemberRemoved":
+      await tx.query(sql.unsafe`delete from team_members where team_id = ${event.team_id} and user_id = ${event.user_id}`);
+      if (event.revoked_agent_key_ids.length > 0) {
+        await tx.query(sql.unsafe`
+          update api_keys set deleted_at = ${at}, updated_at = ${at}
+           where id = any(${sql.array(event.revoked_agent_key_ids, "uuid")}) and deleted_at is null`);
+      }
+      return;
+    case "ApiKeyCreated":
+      await tx.query(sql.unsafe`
+        insert into api_keys (id, team_id, app_id, key_type, name, secret, permissions, created_by, created_at, updated_at, expires_at)
+        values (${event.key_id}, ${event.team_id}, ${event.app_id}, ${event.key_type}, ${event.name}, ${event.secret},
+                ${sql.array(event.permissions, "text")}, ${event.created_by}, ${at}, ${at}, ${event.expires_at})
+        on conflict (id) do nothing`);
+      return;
+    case "ApiKeyUpdated":
+      await tx.query(sql.unsafe`
+        update api_keys set name = ${event.name}, permissions = ${sql.array(event.permissions, "text")}, updated_at = ${at}
+         where id = ${event.key_id}`);
+      return;
+    case "ApiKeyDeleted":
+      await tx.query(sql.unsafe`update api_keys set deleted_at = ${at}, updated_at = ${at} where id = ${event.key_id} and deleted_at is null`);
+      return;
+    default: {
+      const unhandled: never = event;
+      throw new Error(`directory cannot apply ${(unhandled as { type: string }).type}`);
+    }
+  }
+}
+
+async function applyEnvelope(tx: DatabaseTransactionConnection, fact: Fact, envelope: DomainEnvelope): Promise<void> {
+  for (const event of envelope.events) await applyEvent({ tx, at: envelope.at }, event);
+  // The aggregate's version moves in the same transaction as its rows: a command that reads the
+  // version first and the rows second can never decide on rows older than the version it expects.
+  await tx.query(sql.unsafe`
+    insert into aggregate_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
+    on conflict (subject) do update set last_seq = excluded.last_seq`);
+}
+
+export const directoryProjection: Projection = {
+  name: "directory",
+  stream: "DOMAIN",
+  migrationsDir: new URL("./migrations/", import.meta.url),
+  apply: async (tx, facts) => {
+    for (const fact of facts) await applyEnvelope(tx, fact, decodeDomainEnvelope(fact.data));
+  },
+};

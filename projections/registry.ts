@@ -1,0 +1,14 @@
+import type { Projection } from "./_runtime/projection.ts";
+import { auditProjection } from "./audit/apply.ts";
+import { directoryProjection } from "./directory/apply.ts";
+
+/** Every read model the service builds, in the order they are migrated. */
+export const PROJECTIONS: Projection[] = [directoryProjection, auditProjection];
+
+export function projectionNamed(name: string): Projection {
+  const found = PROJECTIONS.find((projection) => projection.name === name);
+  if (!found) throw new Error(`unknown read model ${name}; known: ${PROJECTIONS.map((p) => p.name).join(", ")}`);
+  return found;
+}
+
+export const domainProjections = (): string[] => PROJECTIONS.filter((p) => p.stream === "DOMAIN").map((p) => p.name);

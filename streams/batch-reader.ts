@@ -1,0 +1,59 @@
+import type { JsMsg } from "@nats-io/jetstream";
+
+/**
+ * Turns a consumer's message iterator into batches: `next()` waits for at least one message and
+ * returns everything buffered (up to `max`). The pump pauses at `highWater`, so a replay from
+ * sequence 1 never buffers a whole stream in memory.
+ */
+export class BatchReader {
+  #queue: JsMsg[] = [];
+  #wakeReader: (() => void) | undefined;
+  #resumePump: (() => void) | undefined;
+  #ended = false;
+  #error: unknown;
+
+  constructor(
+    messages: AsyncIterable<JsMsg>,
+    private readonly highWater = 4_000,
+  ) {
+    void this.#pump(messages);
+  }
+
+  get failure(): unknown {
+    return this.#error;
+  }
+
+  /** Resolves with the next batch, or null once the iterator has ended (stopped or failed). */
+  async next(max: number): Promise<JsMsg[] | null> {
+    while (this.#queue.length === 0) {
+      if (this.#ended) return null;
+      await new Promise<void>((resolve) => (this.#wakeReader = resolve));
+    }
+    const batch = this.#queue.splice(0, max);
+    const resume = this.#resumePump;
+    this.#resumePump = undefined;
+    resume?.();
+    return batch;
+  }
+
+  async #pump(messages: AsyncIterable<JsMsg>): Promise<void> {
+    try {
+      for await (const message of messages) {
+        this.#queue.push(message);
+        this.#wake();
+        if (this.#queue.length >= this.highWater) await new Promise<void>((resolve) => (this.#resumePump = resolve));
+      }
+    } catch (error) {
+      this.#error = error;
+    } finally {
+      this.#ended = true;
+      this.#wake();
+    }
+  }
+
+  #wake(): void {
+    const wake = this.#wakeReader;
+    this.#wakeReader = undefined;
+    wake?.();
+  }
+}

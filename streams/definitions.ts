@@ -1,0 +1,31 @@
+import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/transport-node";
+import type { Names, StreamKind } from "./names.ts";
+
+const TWO_MINUTES = nanos(2 * 60 * 1000);
+
+/**
+ * DOMAIN holds every control fact forever (`discard: new`, so a full stream is a visible publish
+ * error, never silently lost history). INGEST holds one message per accepted batch; it keeps full
+ * history too until an archive exists, because the event read models are rebuilt from it.
+ */
+export function streamConfig(names: Names, kind: StreamKind): Partial<StreamConfig> {
+  return {
+    name: names.stream(kind),
+    subjects: [`${names.subjectRoot(kind)}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.New,
+    duplicate_window: TWO_MINUTES,
+    max_msgs_per_subject: -1,
+    allow_direct: true,
+    num_replicas: 1,
+  };
+}
+
+export type BucketDefinition = { name: string; ttlMs: number; description: string };
+
+export const BUCKETS: BucketDefinition[] = [
+  { name: "reservations", ttlMs: 0, description: "unique names claimed before a fact is appended" },
+  { name: "auth_codes", ttlMs: 60 * 60 * 1000, description: "hashed sign-in codes and send counts per email" },
+];

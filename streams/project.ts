@@ -1,0 +1,223 @@
+import { DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
+import pg from "pg";
+import type { Logger } from "pino";
+import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
+import { z } from "zod";
+import { generationSchema, type Fact, type Projection } from "../projections/_runtime/projection.ts";
+import { BatchReader } from "./batch-reader.ts";
+import type { Log } from "./connection.ts";
+
+const MAX_BATCH = 2_000;
+
+/** The checkpoint in Postgres is not where this runner thought: restart from the stored one. */
+class PositionMoved extends Error {
+  override name = "PositionMoved";
+}
+
+/** Errors that say the database or the log is unavailable, not that the fact is bad. */
+export function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
+  if (typeof code === "string" && /^(08|53|57P|40)/.test(code)) return true;
+  const name = (error as Error).name ?? "";
+  return /Connection|BackendTerminated|Timeout|Unavailable|PositionMoved/.test(name) || /ECONNREFUSED|ECONNRESET|terminat/i.test(String((error as Error).message));
+}
+
+export type ApplyTarget = { projection: Projection; generation: number };
+
+/**
+ * Applies `facts` in one transaction together with the checkpoint. The checkpoint row is locked and
+ * compared with `expectedSeq` (compare-and-set), so a second runner, a replay swap or a redelivery
+ * can never apply a fact twice. A fact that cannot be applied is parked with its error.
+ * Returns the new checkpoint.
+ */
+export async function applyBatch(
+  pool: DatabasePool | DatabaseTransactionConnection,
+  target: ApplyTarget,
+  expectedSeq: number,
+  facts: Fact[],
+  log: Logger,
+  options: { requireActive: boolean },
+): Promise<number> {
+  try {
+    return await pool.transaction((tx) => applyInTransaction(tx, target, expectedSeq, facts, options, false, log));
+  } catch (error) {
+    if (isTransient(error) || error instanceof PositionMoved) throw error;
+    log.warn({ err: error, projection: target.projection.name, from: facts[0]?.seq }, "batch failed; applying fact by fact");
+    return pool.transaction((tx) => applyInTransaction(tx, target, expectedSeq, facts, options, true, log));
+  }
+}
+
+async function applyInTransaction(
+  tx: DatabaseTransactionConnection,
+  { projection, generation }: ApplyTarget,
+  expectedSeq: number,
+  facts: Fact[],
+  options: { requireActive: boolean },
+  oneByOne: boolean,
+  log: Logger,
+): Promise<number> {
+  if (options.requireActive) {
+    const active = await tx.oneFirst(
+      sql.type(z.object({ active_generation: z.number() }))`
+        select active_generation from projection_generations where projection = ${projection.name} for share`,
+    );
+    if (active !== generation) throw new PositionMoved(`generation ${generation} of ${projection.name} is no longer active`);
+  }
+  const stored = await tx.oneFirst(
+    sql.type(z.object({ last_seq: z.number() }))`
+      select last_seq from projection_checkpoints
+       where projection = ${projection.name} and generation = ${generation} for update`,
+  );
+  if (stored !== expectedSeq) throw new PositionMoved(`checkpoint of ${projection.name} is ${stored}, expected ${expectedSeq}`);
+  const fresh = facts.filter((fact) => fact.seq > stored);
+  if (fresh.length === 0) return stored;
+  await tx.query(sql.unsafe`select set_config('search_path', ${`${generationSchema(projection.name, generation)}, public`}, true)`);
+  if (!oneByOne) {
+    await projection.apply(tx, fresh);
+  } else {
+    for (const fact of fresh) {
+      try {
+        await tx.transaction((savepoint) => projection.apply(savepoint, [fact]));
+      } catch (error) {
+        if (isTransient(error)) throw error;
+        log.error({ err: error, projection: projection.name, seq: fact.seq, subject: fact.subject }, "parked a fact that cannot be applied");
+        await tx.query(sql.unsafe`
+          insert into public.parked_facts (projection, generation, seq, subject, error, data)
+          values (${projection.name}, ${generation}, ${fact.seq}, ${fact.subject}, ${String((error as Error).message)}, ${sql.binary(Buffer.from(fact.data))})
+          on conflict do nothing`);
+      }
+    }
+  }
+  const lastSeq = fresh[fresh.length - 1]!.seq;
+  await tx.query(sql.unsafe`
+    update projection_checkpoints set last_seq = ${lastSeq}, updated_at = now()
+     where projection = ${projection.name} and generation = ${generation}`);
+  await tx.query(sql.unsafe`select pg_notify('projector_progress', ${`${projection.name}:${generation}:${lastSeq}`})`);
+  return lastSeq;
+}
+
+export function toFact(message: JsMsg): Fact {
+  return { seq: message.seq, subject: message.subject, data: message.data };
+}
+
+/** Opens an ordered consumer on the projection's stream from `startSeq`. */
+export async function openReader(log: Log, projection: Projection, startSeq: number) {
+  const consumer = await log.js.consumers.get(log.names.stream(projection.stream), {
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: Math.max(1, startSeq),
+  });
+  const messages = await consumer.consume({ max_messages: 1_000 });
+  return { reader: new BatchReader(messages), stop: () => messages.stop() };
+}
+
+/**
+ * Runs one projection for as long as it is started: takes its advisory lock (one active instance),
+ * reads with an ordered consumer from checkpoint + 1 and applies batches. Any failure stops the
+ * consumer, waits, reloads the checkpoint and starts again: nothing is lost or applied twice.
+ */
+export class ProjectorRunner {
+  #stopped = true;
+  #stopCurrent: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+  #wakeSleep: (() => void) | undefined;
+  readonly #log: Logger;
+
+  constructor(
+    private readonly deps: { log: Log; pool: DatabasePool; databaseUrl: string; logger: Logger },
+    readonly projection: Projection,
+  ) {
+    this.#log = deps.logger.child({ component: "projector", projection: projection.name });
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#loop = this.#run();
+  }
+
+  /** Stops after the batch in flight has committed or rolled back. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#stopCurrent?.();
+    this.#wakeSleep?.();
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    let backoff = 100;
+    while (!this.#stopped) {
+      const lockClient = new pg.Client({ connectionString: this.deps.databaseUrl });
+      lockClient.on("error", () => this.#stopCurrent?.());
+      try {
+        await lockClient.connect();
+        if (!(await this.#takeLock(lockClient))) {
+          await this.#sleep(1_000);
+          continue;
+        }
+        await this.#follow();
+        backoff = 100;
+      } catch (error) {
+        if (this.#stopped) break;
+        this.#log.warn({ err: error }, "projector interrupted; restarting from checkpoint");
+        await this.#sleep(backoff);
+        backoff = Math.min(backoff * 2, 5_000);
+      } finally {
+        await lockClient.end().catch(() => undefined);
+      }
+    }
+  }
+
+  async #takeLock(client: pg.Client): Promise<boolean> {
+    const { rows } = await client.query<{ locked: boolean }>("select pg_try_advisory_lock(hashtext($1)) as locked", [
+      `projector:${this.projection.name}`,
+    ]);
+    return rows[0]!.locked;
+  }
+
+  async #follow(): Promise<void> {
+    const { generation, lastSeq } = await this.#position();
+    let checkpoint = lastSeq;
+    const { reader, stop } = await openReader(this.deps.log, this.projection, checkpoint + 1);
+    this.#stopCurrent = stop;
+    try {
+      while (!this.#stopped) {
+        const batch = await reader.next(MAX_BATCH);
+        if (batch === null) {
+          if (this.#stopped) return;
+          throw reader.failure ?? new Error("consumer ended");
+        }
+        checkpoint = await applyBatch(
+          this.deps.pool,
+          { projection: this.projection, generation },
+          checkpoint,
+          batch.map(toFact),
+          this.#log,
+          { requireActive: true },
+        );
+      }
+    } finally {
+      this.#stopCurrent = undefined;
+      stop();
+    }
+  }
+
+  async #position(): Promise<{ generation: number; lastSeq: number }> {
+    return this.deps.pool.one(
+      sql.type(z.object({ generation: z.number(), lastSeq: z.number() }))`
+        select g.active_generation as "generation", c.last_seq as "lastSeq"
+          from projection_generations g
+          join projection_checkpoints c on c.projection = g.projection and c.generation = g.active_generation
+         where g.projection = ${this.projection.name}`,
+    );
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wakeSleep = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

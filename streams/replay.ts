@@ -1,0 +1,114 @@
+import pg from "pg";
+import type { Logger } from "pino";
+import { sql, type DatabasePool } from "slonik";
+import { z } from "zod";
+import { migrateSchema } from "../projections/_runtime/migrate.ts";
+import { generationSchema, type Projection } from "../projections/_runtime/projection.ts";
+import type { Log } from "./connection.ts";
+import { applyBatch, openReader, toFact } from "./project.ts";
+
+const BATCH = 2_000;
+
+type ReplayDeps = { log: Log; pool: DatabasePool; databaseUrl: string; logger: Logger };
+
+/**
+ * Rebuilds a read model from sequence 1 into a fresh generation schema while the live one keeps
+ * serving, then swaps the public views over in one transaction and drops the old generation.
+ * During the swap the generation row is locked, so the live projector pauses, then notices the
+ * new generation and continues from its checkpoint. Returns the new generation number.
+ */
+export async function replay(deps: ReplayDeps, projection: Projection): Promise<number> {
+  const logger = deps.logger.child({ component: "replay", projection: projection.name });
+  const generation = await prepareGeneration(deps, projection);
+  const target = { projection, generation };
+  let checkpoint = 0;
+  const streamName = deps.log.names.stream(projection.stream);
+
+  // Catch up outside the swap lock until close to the head of the stream.
+  for (;;) {
+    const head = (await deps.log.jsm.streams.info(streamName)).state.last_seq;
+    if (head - checkpoint < BATCH) break;
+    checkpoint = await readAndApply(deps, target, checkpoint, head, deps.pool, logger);
+  }
+
+  await deps.pool.transaction(async (tx) => {
+    const previous = await tx.oneFirst(sql.type(z.object({ active_generation: z.number() }))`
+      select active_generation from projection_generations where projection = ${projection.name} for update`);
+    const head = (await deps.log.jsm.streams.info(streamName)).state.last_seq;
+    checkpoint = await readAndApply(deps, target, checkpoint, head, tx, logger);
+    await tx.query(sql.unsafe`update projection_generations set active_generation = ${generation} where projection = ${projection.name}`);
+    // Views are recreated on this transaction's connection so the swap commits atomically.
+    const schema = generationSchema(projection.name, generation);
+    const tables = await tx.anyFirst(sql.type(z.object({ name: z.string() }))`
+      select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = ${schema} and c.relkind in ('r', 'p') and not c.relispartition order by 1`);
+    for (const table of tables) {
+      await tx.query(sql.unsafe`create or replace view ${sql.identifier(["public", table])} as select * from ${sql.identifier([schema, table])}`);
+    }
+    logger.info({ from: previous, to: generation, checkpoint }, "swapped read model generation");
+  });
+
+  await dropOldGenerations(deps, projection, generation);
+  return generation;
+}
+
+async function prepareGeneration(deps: ReplayDeps, projection: Projection): Promise<number> {
+  const client = new pg.Client({ connectionString: deps.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ next: number }>(
+      "select coalesce(max(generation), 0) + 1 as next from projection_checkpoints where projection = $1",
+      [projection.name],
+    );
+    const generation = rows[0]!.next;
+    const schema = generationSchema(projection.name, generation);
+    await client.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
+    await client.query("delete from schema_migrations where schema_name = $1", [schema]);
+    await migrateSchema(client, projection, schema);
+    await client.query(
+      `insert into projection_checkpoints (projection, generation, stream, last_seq) values ($1, $2, $3, 0)
+       on conflict (projection, generation) do update set last_seq = 0`,
+      [projection.name, generation, projection.stream],
+    );
+    return generation;
+  } finally {
+    await client.end();
+  }
+}
+
+async function readAndApply(
+  deps: ReplayDeps,
+  target: { projection: Projection; generation: number },
+  from: number,
+  until: number,
+  db: Parameters<typeof applyBatch>[0],
+  logger: Logger,
+): Promise<number> {
+  if (until <= from) return from;
+  let checkpoint = from;
+  const { reader, stop } = await openReader(deps.log, target.projection, from + 1);
+  try {
+    while (checkpoint < until) {
+      const batch = await reader.next(BATCH);
+      if (batch === null) throw reader.failure ?? new Error("consumer ended during replay");
+      const facts = batch.map(toFact).filter((fact) => fact.seq <= until);
+      if (facts.length === 0) break;
+      checkpoint = await applyBatch(db, target, checkpoint, facts, logger, { requireActive: false });
+      if (facts.length < batch.length) break;
+    }
+  } finally {
+    stop();
+  }
+  return checkpoint;
+}
+
+async function dropOldGenerations(deps: ReplayDeps, projection: Projection, keep: number): Promise<void> {
+  const old = await deps.pool.anyFirst(sql.type(z.object({ generation: z.number() }))`
+    select generation from projection_checkpoints where projection = ${projection.name} and generation <> ${keep}`);
+  for (const generation of old) {
+    const schema = generationSchema(projection.name, generation);
+    await deps.pool.query(sql.unsafe`drop schema if exists ${sql.identifier([schema])} cascade`);
+    await deps.pool.query(sql.unsafe`delete from projection_checkpoints where projection = ${projection.name} and generation = ${generation}`);
+    await deps.pool.query(sql.unsafe`delete from schema_migrations where schema_name = ${schema}`);
+  }
+}
