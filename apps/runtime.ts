@@ -13,6 +13,7 @@ import { createSessionTokens } from "./api/auth/jwt.ts";
 import { KeyUsage } from "./api/auth/key-usage.ts";
 import type { Config } from "./config.ts";
 import { createMailer } from "./mail.ts";
+import { startInvitationMailer } from "./worker/invitation-mailer.ts";
 import { Scheduler } from "./worker/scheduler.ts";
 
 export type Part = "api" | "projector" | "worker";
@@ -59,7 +60,13 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
   if (parts.includes("worker")) {
     const scheduler = new Scheduler([], infra.logger);
     scheduler.start();
-    closers.push(() => scheduler.stop());
+    const mailer = createMailer(config);
+    const invitationMailer = startInvitationMailer({ ...infra, mailer, publicBaseUrl: config.publicBaseUrl });
+    closers.push(async () => {
+      await scheduler.stop();
+      await invitationMailer.stop();
+      mailer.close();
+    });
   }
   if (parts.includes("api")) {
     const progress = new ProgressWatcher(config.databaseUrl, infra.logger);

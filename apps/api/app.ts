@@ -5,6 +5,7 @@ import type { ApiDeps } from "./deps.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { inviteRoutes, teamInvitationRoutes } from "./routes/invitations.ts";
 import { teamRoutes } from "./routes/teams.ts";
 
 const ONE_MIB = 1024 * 1024;
@@ -30,5 +31,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: "/v1/auth" });
   await app.register(teamRoutes(deps), { prefix: "/v1/teams" });
+  await app.register(teamInvitationRoutes(deps), { prefix: "/v1/teams/:teamId/invitations" });
+  await app.register(inviteRoutes(deps), { prefix: "/v1/invites" });
   return app;
 }

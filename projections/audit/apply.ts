@@ -15,7 +15,7 @@ export const auditProjection: Projection = {
       const envelope = decodeDomainEnvelope(fact.data);
       let index = 0;
       for (const event of envelope.events) {
-        for (const entry of auditEntriesFor(event)) {
+        for (const entry of auditEntriesFor(event, envelope.at)) {
           rows.push({
             ...entry,
             id: derivedId(`audit:${envelope.id}:${index++}`),

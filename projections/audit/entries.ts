@@ -12,7 +12,7 @@ export type AuditEntryDraft = {
 const change = (before: unknown, after: unknown) => ({ before, after });
 
 /** The audit entries one event stands for (none for events outside a team). */
-export function auditEntriesFor(event: DomainEvent): AuditEntryDraft[] {
+export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft[] {
   switch (event.type) {
     case "UserRegistered":
       return [];
@@ -103,6 +103,43 @@ export function auditEntriesFor(event: DomainEvent): AuditEntryDraft[] {
       ];
     case "ApiKeyDeleted":
       return [{ team_id: event.team_id, action: "delete", resource_type: "api_key", resource_id: event.key_id, changes: null, metadata: null }];
+    case "InvitationCreated":
+      return [
+        {
+          team_id: event.team_id,
+          action: "create",
+          resource_type: "invitation",
+          resource_id: event.invitation_id,
+          changes: null,
+          metadata: { email: event.email, role: event.role, expires_at: event.expires_at },
+        },
+      ];
+    case "InvitationResent":
+      return [
+        {
+          team_id: event.team_id,
+          action: "update",
+          resource_type: "invitation",
+          resource_id: event.invitation_id,
+          changes: { expires_at: { after: event.expires_at }, token: { after: "regenerated" } },
+          metadata: { email: event.email, role: event.role },
+        },
+      ];
+    case "InvitationRevoked":
+      return [
+        { team_id: event.team_id, action: "delete", resource_type: "invitation", resource_id: event.invitation_id, changes: null, metadata: { email: event.email } },
+      ];
+    case "InvitationAccepted":
+      return [
+        {
+          team_id: event.team_id,
+          action: "update",
+          resource_type: "invitation",
+          resource_id: event.invitation_id,
+          changes: { accepted_at: { before: null, after: at } },
+          metadata: { user_id: event.user_id, role: event.role },
+        },
+      ];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

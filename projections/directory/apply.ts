@@ -25,6 +25,7 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
     case "TeamDeleted":
       await tx.query(sql.unsafe`update teams set deleted_at = ${at}, updated_at = ${at} where id = ${event.team_id}`);
       await tx.query(sql.unsafe`delete from team_members where team_id = ${event.team_id}`);
+      await tx.query(sql.unsafe`delete from invitations where team_id = ${event.team_id}`);
       await tx.query(sql.unsafe`
         update api_keys set deleted_at = ${at}, updated_at = ${at} where team_id = ${event.team_id} and deleted_at is null`);
       return;
@@ -60,6 +61,25 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
       return;
     case "ApiKeyDeleted":
       await tx.query(sql.unsafe`update api_keys set deleted_at = ${at}, updated_at = ${at} where id = ${event.key_id} and deleted_at is null`);
+      return;
+    case "InvitationCreated":
+      await tx.query(sql.unsafe`
+        insert into invitations (id, team_id, email, role, token_hash, invited_by, expires_at, created_at)
+        values (${event.invitation_id}, ${event.team_id}, ${event.email}, ${event.role}, ${event.token_hash},
+                ${event.invited_by}, ${event.expires_at}, ${at})
+        on conflict (id) do nothing`);
+      return;
+    case "InvitationResent":
+      await tx.query(sql.unsafe`
+        update invitations set token_hash = ${event.token_hash}, role = ${event.role}, invited_by = ${event.invited_by},
+               expires_at = ${event.expires_at}
+         where id = ${event.invitation_id}`);
+      return;
+    case "InvitationRevoked":
+      await tx.query(sql.unsafe`delete from invitations where id = ${event.invitation_id}`);
+      return;
+    case "InvitationAccepted":
+      await tx.query(sql.unsafe`update invitations set accepted_at = ${at} where id = ${event.invitation_id}`);
       return;
     default: {
       const unhandled: never = event;

@@ -13,6 +13,7 @@ import {
   teamMembers,
   teamsOfUser,
 } from "../../../projections/directory/queries.ts";
+import { pendingInvitations, toInvitation } from "../../../projections/directory/invitation-queries.ts";
 import { release, reservationKey } from "../../../streams/reservations.ts";
 import { createTeam } from "../accounts.ts";
 import { callerOf, requireUser } from "../auth/principal.ts";
@@ -56,7 +57,7 @@ export function teamRoutes(deps: ApiDeps) {
       await roleIn(teamId, caller.userId);
       const team = await activeTeam(deps.pool, teamId);
       if (!team) throw notFound("team");
-      return { ...team, members: await teamMembers(deps.pool, teamId), pending_invitations: [] };
+      return { ...team, members: await teamMembers(deps.pool, teamId), pending_invitations: (await pendingInvitations(deps.pool, teamId)).map(toInvitation) };
     });
 
     app.patch("/:teamId", async (request) => {
