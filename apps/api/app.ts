@@ -3,6 +3,7 @@ import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ApiDeps } from "./deps.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
+import { auditLogRoutes } from "./routes/audit-logs.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { inviteRoutes, teamInvitationRoutes } from "./routes/invitations.ts";
@@ -31,6 +32,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: "/v1/auth" });
   await app.register(teamRoutes(deps), { prefix: "/v1/teams" });
+  await app.register(auditLogRoutes(deps), { prefix: "/v1/teams" });
   await app.register(teamInvitationRoutes(deps), { prefix: "/v1/teams/:teamId/invitations" });
   await app.register(inviteRoutes(deps), { prefix: "/v1/invites" });
   return app;

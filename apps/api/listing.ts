@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { invalid } from "../../domain/shared/errors.ts";
+
+const RELATIVE = /^(\d{1,6})(s|m|h|d|w)$/;
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** `since`/`until`: relative (`30s`, `30m`, `1h`, `7d`, `1w`, meaning that long ago) or ISO 8601. */
+export function parseInstant(value: string, field: string, now = Date.now()): Date {
+  const relative = RELATIVE.exec(value);
+  if (relative) return new Date(now - Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS]);
+  if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    const parsed = Date.parse(value);
+    if (!Number.isNaN(parsed)) return new Date(parsed);
+  }
+  throw invalid(`${field}: must be a relative time like 30m, 1h, 7d or an ISO 8601 timestamp`);
+}
+
+export const limitSchema = z.coerce.number().int().min(1).max(200).default(50);
+
+/** The common list query: `cursor`, `limit` (1-200, default 50), `since`, `until`. */
+export const pageQuery = z.object({
+  cursor: z.string().min(1).max(200).optional(),
+  limit: limitSchema,
+  since: z.string().optional(),
+  until: z.string().optional(),
+});
+
+export type KeysetCursor = { timestamp: string; id: string };
+
+/** `<timestamp>|<id>` cursors (audit logs, job runs, notifications). */
+export function parseKeysetCursor(cursor: string | undefined): KeysetCursor | undefined {
+  if (cursor === undefined) return undefined;
+  const [timestamp, id, extra] = cursor.split("|");
+  if (!timestamp || !id || extra !== undefined || Number.isNaN(Date.parse(timestamp)) || !/^[0-9a-f-]{36}$/i.test(id)) {
+    throw invalid("cursor: not a cursor returned by this list");
+  }
+  return { timestamp: new Date(Date.parse(timestamp)).toISOString(), id };
+}
+
+/** Cuts the extra row fetched to learn whether more exist and builds the page envelope. */
+export function page<T>(rows: readonly T[], limit: number, cursorOf: (row: T) => string) {
+  const hasMore = rows.length > limit;
+  const items = hasMore ? rows.slice(0, limit) : rows;
+  return { items, cursor: hasMore ? cursorOf(items[items.length - 1]!) : null, has_more: hasMore };
+}
