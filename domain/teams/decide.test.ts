@@ -26,7 +26,7 @@ describe("changeRole", () => {
   it.each([
     ["owner promotes a member to owner", "owner", "member", "owner", "ok"],
     ["admin promotes a member to owner", "admin", "member", "owner", 403],
-    ["admin promotes a member to admin", "admin", "member", "admin", 403],
+    ["admin promotes a member to admin", "admin", "member", "admin", "ok"],
     ["admin changes another admin", "admin", "other", "member", 403],
     ["member changes anyone", "member", "admin", "member", 403],
     ["owner demotes an admin", "owner", "admin", "member", "ok"],

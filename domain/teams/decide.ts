@@ -39,7 +39,7 @@ export function deleteTeam(state: TeamState, actorId: string, actorTeamCount: nu
 }
 
 /**
- * Only owners promote to owner; admins change only lower roles; nobody changes their own role;
+ * Only owners promote to owner; admins change only members of a lower role (up to admin); nobody changes their own role;
  * the last owner cannot be demoted.
  */
 export function changeRole(state: TeamState, actorId: string, targetId: string, role: Role): DomainEvent[] {
@@ -48,7 +48,7 @@ export function changeRole(state: TeamState, actorId: string, targetId: string, 
   if (!targetRole) throw notFound("member");
   if (targetId === actorId) throw invalid("you cannot change your own role");
   if (role === "owner" && actorRole !== "owner") throw forbidden("only owners can promote to owner");
-  if (actorRole !== "owner" && (ROLE_LEVEL[targetRole] >= ROLE_LEVEL[actorRole] || ROLE_LEVEL[role] >= ROLE_LEVEL[actorRole])) {
+  if (actorRole !== "owner" && ROLE_LEVEL[targetRole] >= ROLE_LEVEL[actorRole]) {
     throw forbidden("admins can only manage members of a lower role");
   }
   if (targetRole === role) return [];
