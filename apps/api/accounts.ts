@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { conflict } from "../../domain/shared/errors.ts";
+import { conflict, notFound } from "../../domain/shared/errors.ts";
 import { newId, randomToken } from "../../domain/shared/ids.ts";
 import { DEFAULT_PERMISSIONS, KEY_PREFIX } from "../../domain/shared/permissions.ts";
-import { teamsOfUser, userByEmail, userById, type UserRow } from "../../projections/directory/queries.ts";
+import { memberRole, teamsOfUser, userByEmail, userById, type UserRow } from "../../projections/directory/queries.ts";
 import { release, reservationKey, reserve } from "../../streams/reservations.ts";
 import { runCommand } from "./commands.ts";
 import type { ApiDeps } from "./deps.ts";
@@ -105,21 +105,26 @@ export async function createAgentKey(deps: ApiDeps, input: { teamId: string; use
     aggregate: "team",
     id: input.teamId,
     actor: { type: "user", id: input.userId },
-    decide: async () => [
-      {
-        type: "ApiKeyCreated",
-        v: 1,
-        key_id: keyId,
-        team_id: input.teamId,
-        app_id: null,
-        key_type: "agent",
-        name: input.name,
-        secret,
-        permissions: [...DEFAULT_PERMISSIONS.agent],
-        created_by: input.userId,
-        expires_at: null,
-      },
-    ],
+    // Decided on the team's subject: a removal racing this command makes the append fail and
+    // the membership check below runs again on the new state.
+    decide: async () => {
+      if (!(await memberRole(deps.pool, input.teamId, input.userId))) throw notFound("team");
+      return [
+        {
+          type: "ApiKeyCreated",
+          v: 1,
+          key_id: keyId,
+          team_id: input.teamId,
+          app_id: null,
+          key_type: "agent",
+          name: input.name,
+          secret,
+          permissions: [...DEFAULT_PERMISSIONS.agent],
+          created_by: input.userId,
+          expires_at: null,
+        },
+      ];
+    },
   });
   return { keyId, secret };
 }

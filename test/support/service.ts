@@ -81,7 +81,7 @@ export async function outboxMessages(outbox: string): Promise<Mail[]> {
 
 /** The newest sign-in code mailed to `email`. */
 export async function latestCode(outbox: string, email: string): Promise<string> {
-  const mails = (await outboxMessages(outbox)).filter((mail) => mail.to === email.toLowerCase());
+  const mails = (await outboxMessages(outbox)).filter((mail) => mail.to === email.toLowerCase() && /sign-in code/i.test(mail.subject));
   const code = /\b(\d{6})\b/.exec(mails.at(-1)?.text ?? "")?.[1];
   if (!code) throw new Error(`no code mailed to ${email}`);
   return code;
