@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A child process the test owns: its output is kept for failure messages, its exit is awaitable. */
+export type OwnedProcess = {
+  child: ChildProcess;
+  pid: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output: () => string;
+  /** Sends `signal` and waits for the exit; escalates to SIGKILL after `graceMs`. */
+  stop: (signal?: NodeJS.Signals, graceMs?: number) => Promise<void>;
+};
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Children must not outlive a test run that crashed: kill the ones still running when this process exits. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+}
+
+export function own(command: string, args: string[], options: SpawnOptions = {}): OwnedProcess {
+  installExitHook();
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+  if (child.pid === undefined) throw new Error(`could not start ${command}`);
+  live.add(child);
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  const stop = async (signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { child, pid: child.pid, exited, output: () => output, stop };
+}
+
+/**
+ * Runs a TypeScript entry point of this repository in its own Node process through tsx's loader
+ * (`node --import tsx`), so the pid is the process that runs the code: a SIGKILL really kills it,
+ * with no npx or tsx wrapper in between to swallow or forward the signal.
+ */
+export function spawnTsx(entry: string, env: Record<string, string>, args: string[] = []): OwnedProcess {
+  return own(process.execPath, ["--import", "tsx", entry, ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+  });
+}
+
+/** A TCP port nobody listens on right now (bound and released; the caller binds it soon after). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
+export async function waitUntil<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`);
+}
