@@ -1,4 +1,5 @@
 import { DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
+import type { QueuedIterator, Status } from "@nats-io/transport-node";
 import pg from "pg";
 import type { Logger } from "pino";
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
@@ -132,16 +133,43 @@ export class ProjectorRunner {
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
+    this.#watchReconnects();
     this.#loop = this.#run();
   }
 
   /** Stops after the batch in flight has committed or rolled back. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#statusWatch?.stop();
+    this.#statusWatch = undefined;
     this.#stopCurrent?.();
     this.#wakeSleep?.();
     await this.#loop;
   }
+
+  #statusWatch: QueuedIterator<Status> | undefined;
+
+  /**
+   * After NATS comes back from a restart the ordered consumer recreates itself, but with the pull
+   * it had outstanding still counted as pending: it asks for no more messages and stalls until two
+   * idle heartbeats are missed (30 to 60 s), while every write waits for read-your-writes and
+   * answers 503. On every reconnect the runner drops the reader and opens a fresh one from the
+   * checkpoint instead; the checkpoint compare-and-set makes the restart safe.
+   */
+  #watchReconnects(): void {
+    const status = this.deps.log.nc.status() as QueuedIterator<Status>;
+    this.#statusWatch = status;
+    void (async () => {
+      for await (const event of status) {
+        if (event.type !== "reconnect" || this.#stopped) continue;
+        this.#log.info("nats reconnected; reopening the reader from the checkpoint");
+        this.#restartReader = true;
+        this.#stopCurrent?.();
+      }
+    })().catch(() => undefined);
+  }
+
+  #restartReader = false;
 
   async #run(): Promise<void> {
     let backoff = 100;
@@ -184,6 +212,10 @@ export class ProjectorRunner {
         const batch = await reader.next(MAX_BATCH);
         if (batch === null) {
           if (this.#stopped) return;
+          if (this.#restartReader) {
+            this.#restartReader = false;
+            return;
+          }
           throw reader.failure ?? new Error("consumer ended");
         }
         checkpoint = await applyBatch(
