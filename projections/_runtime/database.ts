@@ -1,9 +1,12 @@
+import { createPgDriverFactory } from "@slonik/pg-driver";
 import pg from "pg";
 import {
   createNumericTypeParser,
   createPool,
   SchemaValidationError,
   type DatabasePool,
+  type DriverClient,
+  type DriverFactory,
   type Interceptor,
 } from "slonik";
 
@@ -27,8 +30,59 @@ const isoTimestamp = {
 /** Counts and sequences stay far below 2^53, so int8 arrives as a plain number. */
 const bigintAsNumber = { name: "int8", parse: (value: string) => Number(value) };
 
+/**
+ * slonik 47.3's pg driver, with one repair. When a pooled connection dies in the middle of a query
+ * (Postgres restart or failover, pg_terminate_backend), slonik destroys it by first awaiting the
+ * query; the query rejects, so destroy() rejects before the client reports "destroy", and the
+ * pool keeps the dead client as PENDING_DESTROY forever: it counts against maximumPoolSize and
+ * requests queued for a connection are never served. After a crash that hit every busy
+ * connection the service hangs until restarted. Here a destroy that fails still ends the
+ * client: the pool hears "destroy", drops it and opens a fresh connection when one is needed.
+ */
+function recoveringPgDriverFactory(): DriverFactory {
+  const base = createPgDriverFactory();
+  return async (options) => {
+    const driver = await base(options);
+    return {
+      createClient: async (): Promise<DriverClient> => {
+        const client = await driver.createClient();
+        const destroyListeners = new Set<() => void>();
+        let ended = false;
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          for (const listener of [...destroyListeners]) listener();
+        };
+        // slonik destroys a client that emitted "error" on its own; settle that destroy here.
+        client.on("error", () => void client.destroy().catch(end));
+        type Listener = (...args: never[]) => void;
+        type Subscribe = (event: string, listener: Listener) => unknown;
+        // The event methods are strictly typed overloads; these wrappers only pass calls through.
+        const track = (method: Subscribe, remember: boolean) => (event: string, listener: Listener) => {
+          if (event === "destroy") {
+            if (remember) destroyListeners.add(listener as () => void);
+            else destroyListeners.delete(listener as () => void);
+          }
+          method(event, listener);
+          return wrapped;
+        };
+        const wrapped = {
+          ...client,
+          destroy: () => client.destroy().catch(end),
+          state: () => (ended ? "DESTROYED" : client.state()),
+          on: track(client.on as unknown as Subscribe, true),
+          off: track(client.off as unknown as Subscribe, false),
+          removeListener: track(client.removeListener as unknown as Subscribe, false),
+        } as unknown as DriverClient;
+        return wrapped;
+      },
+    };
+  };
+}
+
 export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promise<DatabasePool> {
   return createPool(databaseUrl, {
+    driverFactory: recoveringPgDriverFactory(),
     maximumPoolSize,
     interceptors: [resultParser],
     typeParsers: [bigintAsNumber, createNumericTypeParser(), isoTimestamp],

@@ -25,7 +25,10 @@ export class ProgressWatcher {
 
   async start(): Promise<void> {
     this.#stopped = false;
-    await this.#listen().catch((error) => this.logger.warn({ err: error }, "progress listener not connected yet"));
+    await this.#listen().catch((error) => {
+      this.logger.warn({ err: error }, "progress listener not connected yet");
+      this.#relisten();
+    });
     await this.#poll().catch(() => undefined);
     this.#poller = setInterval(() => {
       if (this.#waiters.size > 0 || !this.#client) void this.#poll().catch(() => undefined);
@@ -35,6 +38,7 @@ export class ProgressWatcher {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#poller);
+    clearTimeout(this.#relistenTimer);
     for (const waiter of this.#waiters) this.#settle(waiter, false);
     await this.#client?.end().catch(() => undefined);
     this.#client = undefined;
@@ -78,7 +82,7 @@ export class ProgressWatcher {
     const client = new pg.Client({ connectionString: this.databaseUrl });
     client.on("error", () => {
       if (this.#client === client) this.#client = undefined;
-      if (!this.#stopped) setTimeout(() => void this.#listen().catch(() => undefined), 1_000);
+      this.#relisten();
     });
     client.on("notification", (note) => {
       const [projection, generation, seq] = (note.payload ?? "").split(":");
@@ -89,6 +93,22 @@ export class ProgressWatcher {
     await client.connect();
     await client.query("listen projector_progress");
     this.#client = client;
+  }
+
+  #relistenTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Reconnects the listener every second until it is back. (A single retry used to give up when
+   * Postgres was down longer than that, leaving only the poll, which then opened a connection five
+   * times a second for the rest of the process's life.)
+   */
+  #relisten(): void {
+    if (this.#stopped || this.#relistenTimer) return;
+    this.#relistenTimer = setTimeout(() => {
+      this.#relistenTimer = undefined;
+      if (this.#stopped || this.#client) return;
+      void this.#listen().catch(() => this.#relisten());
+    }, 1_000);
   }
 
   /** Reads the checkpoints of the active generations (a replay's shadow generation does not count). */

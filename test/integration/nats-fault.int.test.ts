@@ -1,9 +1,10 @@
+import { rm } from "node:fs/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FaultTraffic, isUnavailable, projectorsCaughtUp } from "../support/fault-traffic.ts";
 import { client, type Client } from "../support/http.ts";
 import { NatsServer } from "../support/nats-server.ts";
-import { waitUntil } from "../support/processes.ts";
+import { cleanUp, waitUntil } from "../support/processes.ts";
 import { startTestService, stopTestService, testConfig, type TestService } from "../support/service.ts";
 import { signIn, uniqueEmail } from "../support/users.ts";
 
@@ -40,11 +41,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // Closing a service drains its NATS connection, which needs the server up.
-  if (nats && !nats.running) await nats.restart().catch(() => undefined);
-  for (const admin of admins) await admin.end().catch(() => undefined);
-  for (const service of services) await stopTestService(service).catch(() => undefined);
-  await nats?.dispose();
+  await cleanUp([
+    // Closing a service drains its NATS connection, which needs the server up.
+    () => nats && !nats.running && nats.restart(),
+    () => Promise.all(admins.map((admin) => admin.end().catch(() => undefined))),
+    ...services.map((service) => () => stopTestService(service)),
+    () => nats?.dispose(),
+    ...services.map((service) => () => rm(service.outbox, { recursive: true, force: true })),
+  ]);
 });
 
 describe("NATS restart", () => {

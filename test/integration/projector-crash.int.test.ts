@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import pino from "pino";
 import pg from "pg";
 import type { DatabasePool } from "slonik";
@@ -8,7 +9,7 @@ import type { DomainEnvelope, DomainEvent } from "../../domain/events.ts";
 import { newId } from "../../domain/shared/ids.ts";
 import { append } from "../../streams/append.ts";
 import type { Log } from "../../streams/connection.ts";
-import { spawnTsx, waitUntil, type OwnedProcess } from "../support/processes.ts";
+import { cleanUp, spawnTsx, waitUntil, type OwnedProcess } from "../support/processes.ts";
 import { dropDatabase, testConfig } from "../support/service.ts";
 
 /**
@@ -43,16 +44,21 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(projectors.map((child) => child.stop("SIGKILL")));
-  await admin?.end().catch(() => undefined);
-  if (log) {
-    for (const name of [log.names.stream("DOMAIN"), log.names.stream("INGEST"), `KV_${log.names.bucket("reservations")}`, `KV_${log.names.bucket("auth_codes")}`]) {
-      await log.jsm.streams.delete(name).catch(() => undefined);
-    }
-    await log.close();
-  }
-  await pool?.end();
-  if (config) await dropDatabase(config.databaseUrl).catch(() => undefined);
+  await cleanUp([
+    () => Promise.all(projectors.map((child) => child.stop("SIGKILL"))),
+    () => admin?.end().catch(() => undefined),
+    async () => {
+      if (!log) return;
+      const { names } = log;
+      for (const name of [names.stream("DOMAIN"), names.stream("INGEST"), `KV_${names.bucket("reservations")}`, `KV_${names.bucket("auth_codes")}`]) {
+        await log.jsm.streams.delete(name).catch(() => undefined);
+      }
+      await log.close();
+    },
+    () => pool?.end(),
+    () => config && dropDatabase(config.databaseUrl).catch(() => undefined),
+    () => config && rm(config.mailOutboxDir, { recursive: true, force: true }),
+  ]);
 });
 
 function startProjector(label: string): OwnedProcess {

@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../domain/shared/ids.ts";
@@ -6,7 +7,7 @@ import { projectionNamed } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { replay } from "../../streams/replay.ts";
 import { client, type Client } from "../support/http.ts";
-import { spawnTsx, waitUntil } from "../support/processes.ts";
+import { cleanUp, spawnTsx, waitUntil } from "../support/processes.ts";
 import { outboxMessages, startTestService, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
@@ -153,8 +154,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await admin?.end().catch(() => undefined);
-  if (service) await stopTestService(service);
+  await cleanUp([
+    () => admin?.end().catch(() => undefined),
+    () => service && stopTestService(service),
+    () => service && rm(service.outbox, { recursive: true, force: true }),
+  ]);
 });
 
 describe("replay", () => {

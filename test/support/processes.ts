@@ -98,3 +98,28 @@ export async function waitUntil<T>(
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`);
 }
+
+/**
+ * Runs cleanup steps one after the other, each bounded by `timeoutMs`; a step that fails or hangs
+ * does not keep the next ones (killing servers, deleting temp dirs) from running. Rethrows the
+ * first failure at the end.
+ */
+export async function cleanUp(steps: (() => Promise<unknown> | unknown)[], timeoutMs = 20_000): Promise<void> {
+  let firstError: unknown;
+  for (const step of steps) {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        Promise.resolve().then(step),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`cleanup step timed out after ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      firstError ??= error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  if (firstError !== undefined) throw firstError;
+}
