@@ -43,6 +43,10 @@ export async function runCommand(deps: ApiDeps, command: Command): Promise<numbe
   throw unavailable("too much contention on this resource; retry");
 }
 
+/** A command on a team's subject made by a signed-in user. */
+export const teamCommandBy = (deps: ApiDeps, teamId: string, userId: string, decide: () => Promise<DomainEvent[]>) =>
+  runCommand(deps, { aggregate: "team", id: teamId, actor: { type: "user", id: userId }, decide });
+
 /** Waits until the DOMAIN read models include `seq`. @throws AppError 503 after the bounded wait */
 export async function waitUntilVisible(deps: ApiDeps, seq: number): Promise<void> {
   const visible = await deps.progress.waitFor(domainProjections(), seq, deps.config.readYourWritesTimeoutMs);

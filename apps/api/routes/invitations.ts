@@ -15,7 +15,7 @@ import {
 } from "../../../projections/directory/invitation-queries.ts";
 import { memberRole } from "../../../projections/directory/queries.ts";
 import { callerOf, requireUser } from "../auth/principal.ts";
-import { runCommand } from "../commands.ts";
+import { teamCommandBy } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { email, parse, uuid } from "../validation.ts";
 
@@ -36,21 +36,16 @@ export function teamInvitationRoutes(deps: ApiDeps) {
       const body = parse(z.object({ email, role: z.enum(ROLES).default("member") }), request.body);
       const invitationId = newId();
       let decidedId = invitationId;
-      await runCommand(deps, {
-        aggregate: "team",
-        id: teamId,
-        actor: { type: "user", id: caller.userId },
-        decide: async () => {
-          const actorRole = await callerRole(teamId, caller.userId);
-          const existing = await openInvitationFor(deps.pool, teamId, body.email);
-          const events = invite(
-            { teamId, actorId: caller.userId, actorRole, email: body.email, role: body.role, token: randomToken(32), invitationId, now: new Date() },
-            existing ? pending(existing) : null,
-            await isMemberByEmail(deps.pool, teamId, body.email),
-          );
-          decidedId = existing?.id ?? invitationId;
-          return events;
-        },
+      await teamCommandBy(deps, teamId, caller.userId, async () => {
+        const actorRole = await callerRole(teamId, caller.userId);
+        const existing = await openInvitationFor(deps.pool, teamId, body.email);
+        const events = invite(
+          { teamId, actorId: caller.userId, actorRole, email: body.email, role: body.role, token: randomToken(32), invitationId, now: new Date() },
+          existing ? pending(existing) : null,
+          await isMemberByEmail(deps.pool, teamId, body.email),
+        );
+        decidedId = existing?.id ?? invitationId;
+        return events;
       });
       const row = await invitationById(deps.pool, teamId, decidedId);
       return reply.code(201).send(toInvitation(row!));
@@ -66,15 +61,10 @@ export function teamInvitationRoutes(deps: ApiDeps) {
     app.delete("/:invitationId", async (request) => {
       const caller = requireUser(await callerOf(deps, request));
       const { teamId, invitationId } = parse(z.object({ teamId: uuid, invitationId: uuid }), request.params, "params");
-      await runCommand(deps, {
-        aggregate: "team",
-        id: teamId,
-        actor: { type: "user", id: caller.userId },
-        decide: async () => {
-          const actorRole = await callerRole(teamId, caller.userId);
-          const row = await invitationById(deps.pool, teamId, invitationId);
-          return revoke(row ? pending(row) : null, teamId, actorRole);
-        },
+      await teamCommandBy(deps, teamId, caller.userId, async () => {
+        const actorRole = await callerRole(teamId, caller.userId);
+        const row = await invitationById(deps.pool, teamId, invitationId);
+        return revoke(row ? pending(row) : null, teamId, actorRole);
       });
       return { deleted: true };
     });
@@ -109,15 +99,10 @@ export function inviteRoutes(deps: ApiDeps) {
       const caller = requireUser(await callerOf(deps, request));
       const body = parse(z.object({ token: z.string().min(1).max(200) }), request.body);
       const found = await byToken(body.token);
-      await runCommand(deps, {
-        aggregate: "team",
-        id: found.team_id,
-        actor: { type: "user", id: caller.userId },
-        decide: async () => {
-          const row = await byToken(body.token);
-          const member = (await memberRole(deps.pool, row.team_id, caller.userId)) !== null;
-          return accept({ ...pending(row), teamId: row.team_id }, { userId: caller.userId, userEmail: caller.email, now: new Date() }, member);
-        },
+      await teamCommandBy(deps, found.team_id, caller.userId, async () => {
+        const row = await byToken(body.token);
+        const member = (await memberRole(deps.pool, row.team_id, caller.userId)) !== null;
+        return accept({ ...pending(row), teamId: row.team_id }, { userId: caller.userId, userEmail: caller.email, now: new Date() }, member);
       });
       return { team_id: found.team_id, team_name: found.team_name, role: found.role };
     });

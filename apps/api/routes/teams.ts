@@ -17,7 +17,7 @@ import { pendingInvitations, toInvitation } from "../../../projections/directory
 import { release, reservationKey } from "../../../streams/reservations.ts";
 import { createTeam } from "../accounts.ts";
 import { callerOf, requireUser } from "../auth/principal.ts";
-import { runCommand } from "../commands.ts";
+import { teamCommandBy } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { parse, uuid } from "../validation.ts";
 
@@ -41,7 +41,7 @@ export function teamRoutes(deps: ApiDeps) {
   }
 
   const teamCommand = (teamId: string, actorId: string, decide: (state: TeamState) => DomainEvent[] | Promise<DomainEvent[]>) =>
-    runCommand(deps, { aggregate: "team", id: teamId, actor: { type: "user", id: actorId }, decide: async () => decide(await stateOf(teamId)) });
+    teamCommandBy(deps, teamId, actorId, async () => decide(await stateOf(teamId)));
 
   return async (app: FastifyInstance) => {
     app.post("/", async (request, reply) => {
