@@ -1,12 +1,21 @@
 import { z } from "zod";
 import { envelopeSchema } from "./shared/envelope.ts";
+import { appEvents } from "./apps/events.ts";
 import { invitationEvents } from "./invitations/events.ts";
 import { keyEvents } from "./keys/events.ts";
+import { projectEvents } from "./projects/events.ts";
 import { teamEvents } from "./teams/events.ts";
 import { userEvents } from "./users/events.ts";
 
 /** Every event type that travels on the DOMAIN stream. `type` strings are a wire contract. */
-export const domainEvent = z.discriminatedUnion("type", [...userEvents, ...teamEvents, ...keyEvents, ...invitationEvents]);
+export const domainEvent = z.discriminatedUnion("type", [
+  ...userEvents,
+  ...teamEvents,
+  ...keyEvents,
+  ...invitationEvents,
+  ...projectEvents,
+  ...appEvents,
+]);
 export type DomainEvent = z.infer<typeof domainEvent>;
 
 export const domainEnvelope = envelopeSchema(domainEvent);

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { conflict, notFound } from "../../domain/shared/errors.ts";
-import { newId, randomToken } from "../../domain/shared/ids.ts";
-import { DEFAULT_PERMISSIONS, KEY_PREFIX } from "../../domain/shared/permissions.ts";
+import { keyCreated } from "../../domain/keys/decide.ts";
+import { newId } from "../../domain/shared/ids.ts";
+import { DEFAULT_PERMISSIONS } from "../../domain/shared/permissions.ts";
 import { memberRole, teamsOfUser, userByEmail, userById, type UserRow } from "../../projections/directory/queries.ts";
 import { release, reservationKey, reserve } from "../../streams/reservations.ts";
 import { runCommand } from "./commands.ts";
@@ -99,8 +100,15 @@ export async function createTeam(
 
 /** Appends a new agent key with every agent permission to the team. Returns the key id and secret. */
 export async function createAgentKey(deps: ApiDeps, input: { teamId: string; userId: string; name: string }) {
-  const keyId = newId();
-  const secret = `${KEY_PREFIX.agent}${randomToken(24)}`;
+  const key = keyCreated({
+    keyType: "agent",
+    teamId: input.teamId,
+    appId: null,
+    name: input.name,
+    permissions: [...DEFAULT_PERMISSIONS.agent],
+    createdBy: input.userId,
+    expiresAt: null,
+  });
   await runCommand(deps, {
     aggregate: "team",
     id: input.teamId,
@@ -109,22 +117,8 @@ export async function createAgentKey(deps: ApiDeps, input: { teamId: string; use
     // the membership check below runs again on the new state.
     decide: async () => {
       if (!(await memberRole(deps.pool, input.teamId, input.userId))) throw notFound("team");
-      return [
-        {
-          type: "ApiKeyCreated",
-          v: 1,
-          key_id: keyId,
-          team_id: input.teamId,
-          app_id: null,
-          key_type: "agent",
-          name: input.name,
-          secret,
-          permissions: [...DEFAULT_PERMISSIONS.agent],
-          created_by: input.userId,
-          expires_at: null,
-        },
-      ];
+      return [key];
     },
   });
-  return { keyId, secret };
+  return { keyId: key.key_id, secret: key.secret };
 }

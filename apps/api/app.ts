@@ -3,10 +3,13 @@ import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ApiDeps } from "./deps.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
+import { appRoutes } from "./routes/apps.ts";
 import { auditLogRoutes } from "./routes/audit-logs.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { inviteRoutes, teamInvitationRoutes } from "./routes/invitations.ts";
+import { keyRoutes } from "./routes/keys.ts";
+import { projectRoutes } from "./routes/projects.ts";
 import { teamRoutes } from "./routes/teams.ts";
 
 const ONE_MIB = 1024 * 1024;
@@ -31,6 +34,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: "/v1/auth" });
+  await app.register(keyRoutes(deps), { prefix: "/v1/auth/keys" });
+  await app.register(projectRoutes(deps), { prefix: "/v1/projects" });
+  await app.register(appRoutes(deps), { prefix: "/v1/apps" });
   await app.register(teamRoutes(deps), { prefix: "/v1/teams" });
   await app.register(auditLogRoutes(deps), { prefix: "/v1/teams" });
   await app.register(teamInvitationRoutes(deps), { prefix: "/v1/teams/:teamId/invitations" });

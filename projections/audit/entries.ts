@@ -140,6 +140,51 @@ export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft
           metadata: { user_id: event.user_id, role: event.role },
         },
       ];
+    case "ProjectCreated":
+      return [
+        {
+          team_id: event.team_id,
+          action: "create",
+          resource_type: "project",
+          resource_id: event.project_id,
+          changes: null,
+          metadata: { name: event.name, slug: event.slug, color: event.color },
+        },
+      ];
+    case "ProjectUpdated":
+      return [
+        { team_id: event.team_id, action: "update", resource_type: "project", resource_id: event.project_id, changes: event.changes, metadata: null },
+      ];
+    case "ProjectDeleted":
+      return [
+        { team_id: event.team_id, action: "delete", resource_type: "project", resource_id: event.project_id, changes: null, metadata: { slug: event.slug } },
+      ];
+    case "AppCreated":
+      return [
+        {
+          team_id: event.team_id,
+          action: "create",
+          resource_type: "app",
+          resource_id: event.app_id,
+          changes: null,
+          metadata: { name: event.name, platform: event.platform, bundle_id: event.bundle_id, project_id: event.project_id },
+        },
+      ];
+    case "AppRenamed":
+      return [
+        {
+          team_id: event.team_id,
+          action: "update",
+          resource_type: "app",
+          resource_id: event.app_id,
+          changes: { name: change(event.previous_name, event.name) },
+          metadata: null,
+        },
+      ];
+    case "AppDeleted":
+      return [
+        { team_id: event.team_id, action: "delete", resource_type: "app", resource_id: event.app_id, changes: null, metadata: { project_id: event.project_id } },
+      ];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

@@ -1,6 +1,7 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import { decodeDomainEnvelope, type DomainEnvelope, type DomainEvent } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
+import * as catalog from "./apply-catalog.ts";
 
 type Context = { tx: DatabaseTransactionConnection; at: string };
 
@@ -28,6 +29,7 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
       await tx.query(sql.unsafe`delete from invitations where team_id = ${event.team_id}`);
       await tx.query(sql.unsafe`
         update api_keys set deleted_at = ${at}, updated_at = ${at} where team_id = ${event.team_id} and deleted_at is null`);
+      await catalog.teamCatalogDeleted({ tx, at }, event.team_id);
       return;
     case "MemberAdded":
       await tx.query(sql.unsafe`
@@ -81,6 +83,18 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
     case "InvitationAccepted":
       await tx.query(sql.unsafe`update invitations set accepted_at = ${at} where id = ${event.invitation_id}`);
       return;
+    case "ProjectCreated":
+      return catalog.projectCreated({ tx, at }, event);
+    case "ProjectUpdated":
+      return catalog.projectUpdated({ tx, at }, event);
+    case "ProjectDeleted":
+      return catalog.projectDeleted({ tx, at }, event);
+    case "AppCreated":
+      return catalog.appCreated({ tx, at }, event);
+    case "AppRenamed":
+      return catalog.appRenamed({ tx, at }, event);
+    case "AppDeleted":
+      return catalog.appDeleted({ tx, at }, event);
     default: {
       const unhandled: never = event;
       throw new Error(`directory cannot apply ${(unhandled as { type: string }).type}`);

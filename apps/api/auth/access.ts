@@ -1,0 +1,48 @@
+import type { Actor } from "../../../domain/shared/envelope.ts";
+import { forbidden, notFound } from "../../../domain/shared/errors.ts";
+import { atLeast, type Role } from "../../../domain/shared/roles.ts";
+import { memberRole, teamsOfUser } from "../../../projections/directory/queries.ts";
+import type { ApiDeps } from "../deps.ts";
+import type { Principal } from "./principal.ts";
+
+/**
+ * What an operation demands: API keys need `permission` (and must belong to the resource's team),
+ * users need at least `role` in the team. `userOnly` operations answer 403 to every API key.
+ */
+export type Rule = { permission: string; role: Role; userOnly?: boolean };
+
+/** The key-side half of a rule, checked before any lookup so a missing permission never reveals whether a resource exists. */
+export function checkKeyRule(caller: Principal, rule: Rule): void {
+  if (caller.kind !== "key") return;
+  if (rule.userOnly) throw forbidden("this operation requires a user session");
+  if (!caller.permissions.includes(rule.permission)) throw forbidden(`requires the ${rule.permission} permission`);
+}
+
+/**
+ * Checks the caller may perform `rule` on a resource of `teamId`.
+ * @throws AppError 404 `resource` when the team is not the caller's, 403 for a missing permission or role
+ */
+export async function authorize(deps: ApiDeps, caller: Principal, teamId: string, rule: Rule, resource: string): Promise<void> {
+  checkKeyRule(caller, rule);
+  if (caller.kind === "key") {
+    if (caller.teamId !== teamId) throw notFound(resource);
+    return;
+  }
+  const role = await memberRole(deps.pool, teamId, caller.userId);
+  if (!role) throw notFound(resource);
+  if (!atLeast(role, rule.role)) throw forbidden(`requires the ${rule.role} role`);
+}
+
+/**
+ * The teams whose resources a list shows: the key's own team, or every team the user belongs to,
+ * narrowed to `teamId` when given (a team the caller cannot see gives an empty list).
+ */
+export async function visibleTeams(deps: ApiDeps, caller: Principal, rule: Rule, teamId?: string): Promise<string[]> {
+  checkKeyRule(caller, rule);
+  const teams = caller.kind === "key" ? [caller.teamId] : (await teamsOfUser(deps.pool, caller.userId)).map((team) => team.id);
+  return teamId === undefined ? teams : teams.filter((id) => id === teamId);
+}
+
+/** Who a fact records as having made the change. */
+export const actorOf = (caller: Principal): Actor =>
+  caller.kind === "key" ? { type: "api_key", id: caller.keyId } : { type: "user", id: caller.userId };

@@ -1,0 +1,96 @@
+import { sql, type CommonQueryMethods } from "slonik";
+import { z } from "zod";
+import { PLATFORMS } from "../../domain/apps/events.ts";
+import type { ProjectValues, TeamProjects } from "../../domain/projects/decide.ts";
+import { DEFAULTS, ISSUE_ALERT_FREQUENCIES, OVERRIDE_FIELDS } from "../../domain/projects/settings.ts";
+
+export const projectRow = z.object({
+  id: z.string(),
+  team_id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  color: z.string(),
+  retention_days_events: z.number().nullable(),
+  retention_days_metrics: z.number().nullable(),
+  retention_days_funnels: z.number().nullable(),
+  attachment_user_quota_bytes: z.number().nullable(),
+  attachment_project_quota_bytes: z.number().nullable(),
+  issue_alert_frequency: z.enum(ISSUE_ALERT_FREQUENCIES).nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ProjectRow = z.infer<typeof projectRow>;
+
+const projectColumns = sql.fragment`
+  p.id, p.team_id, p.name, p.slug, p.color, p.retention_days_events, p.retention_days_metrics, p.retention_days_funnels,
+  p.attachment_user_quota_bytes, p.attachment_project_quota_bytes, p.issue_alert_frequency, p.created_at, p.updated_at`;
+
+/** The API shape: every override next to its `effective_` value. */
+export function toProject(row: ProjectRow) {
+  const effective = Object.fromEntries(OVERRIDE_FIELDS.map((field) => [`effective_${field}`, row[field] ?? DEFAULTS[field]]));
+  return { ...row, ...effective };
+}
+
+/** Active projects of the given teams, oldest first. */
+export const projectsOfTeams = (db: CommonQueryMethods, teamIds: readonly string[]) =>
+  db.any(sql.type(projectRow)`
+    select ${projectColumns} from projects p
+     where p.team_id = any(${sql.array(teamIds, "uuid")}) and p.deleted_at is null order by p.created_at, p.id`);
+
+export const activeProject = (db: CommonQueryMethods, projectId: string) =>
+  db.maybeOne(sql.type(projectRow)`select ${projectColumns} from projects p where p.id = ${projectId} and p.deleted_at is null`);
+
+/** The values a project update is decided on. */
+export const projectValues = (row: ProjectRow): ProjectValues => ({ ...row });
+
+export async function teamProjects(db: CommonQueryMethods, teamId: string): Promise<TeamProjects> {
+  const rows = await db.any(sql.type(z.object({ id: z.string(), slug: z.string(), color: z.string(), deleted: z.boolean() }))`
+    select id, slug, color, deleted_at is not null as deleted from projects where team_id = ${teamId}`);
+  return { teamId, projects: [...rows] };
+}
+
+export const appRow = z.object({
+  id: z.string(),
+  team_id: z.string(),
+  project_id: z.string(),
+  name: z.string(),
+  platform: z.enum(PLATFORMS),
+  bundle_id: z.string().nullable(),
+  client_secret: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type AppRow = z.infer<typeof appRow>;
+
+const appColumns = sql.fragment`
+  a.id, a.team_id, a.project_id, a.name, a.platform, a.bundle_id, k.secret as client_secret, a.created_at, a.updated_at`;
+
+/**
+ * The API shape. Store ratings come from the ratings job, which does not exist yet: until it
+ * does they are null for every platform, as the spec allows for apps without data.
+ */
+export function toApp(row: AppRow) {
+  return {
+    ...row,
+    worldwide_average_rating: null,
+    worldwide_rating_count: null,
+    worldwide_current_version_rating: null,
+    worldwide_current_version_rating_count: null,
+    worldwide_rating_count_delta: null,
+    ratings_synced_at: null,
+  };
+}
+
+export const appsOfTeams = (db: CommonQueryMethods, teamIds: readonly string[]) =>
+  db.any(sql.type(appRow)`
+    select ${appColumns} from apps a join api_keys k on k.id = a.client_key_id
+     where a.team_id = any(${sql.array(teamIds, "uuid")}) and a.deleted_at is null order by a.created_at, a.id`);
+
+export const appsOfProject = (db: CommonQueryMethods, projectId: string) =>
+  db.any(sql.type(appRow)`
+    select ${appColumns} from apps a join api_keys k on k.id = a.client_key_id
+     where a.project_id = ${projectId} and a.deleted_at is null order by a.created_at, a.id`);
+
+export const activeApp = (db: CommonQueryMethods, appId: string) =>
+  db.maybeOne(sql.type(appRow)`
+    select ${appColumns} from apps a join api_keys k on k.id = a.client_key_id where a.id = ${appId} and a.deleted_at is null`);
