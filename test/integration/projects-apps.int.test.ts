@@ -1,6 +1,9 @@
 import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyCreated } from "../../domain/keys/decide.ts";
 import { PALETTE } from "../../domain/projects/settings.ts";
+import { newId } from "../../domain/shared/ids.ts";
+import { append } from "../../streams/append.ts";
 import { createApp, createProject, projectWithApp, uniqueSlug } from "../support/catalog.ts";
 import { client, type Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
@@ -190,7 +193,44 @@ describe("apps", () => {
   });
 });
 
+describe("races", () => {
+  it("never leaves an active app in a project deleted while apps were being created", async () => {
+    const project = await createProject(http, owner.token, owner.teamId);
+    const creates = Array.from({ length: 5 }, (_, index) =>
+      http.post("/v1/apps", { name: `a${index}`, platform: "web", bundle_id: "example.com", project_id: project.id }, { token: owner.token }),
+    );
+    const [deleted, ...answers] = await Promise.all([http.delete(`/v1/projects/${project.id}`, { token: owner.token }), ...creates]);
+    expect(deleted.status).toBe(200);
+    for (const answer of answers) expect([201, 404]).toContain(answer.status);
+    const orphans = await service.pool.anyFirst(sql.unsafe`
+      select a.id from apps a join projects p on p.id = a.project_id where a.deleted_at is null and p.deleted_at is not null`);
+    expect(orphans).toEqual([]);
+  });
+});
+
 describe("api keys", () => {
+  it("answers 401 to an expired key", async () => {
+    const { app } = await projectWithApp(http, owner.token, owner.teamId);
+    // A key whose expiry has passed: its creation fact is appended as if made long ago.
+    const key = keyCreated({
+      keyType: "client",
+      teamId: owner.teamId,
+      appId: app.id,
+      name: "old",
+      permissions: ["events:write"],
+      createdBy: owner.userId,
+      expiresAt: new Date(Date.now() - 1_000).toISOString(),
+    });
+    const envelope = { id: newId(), at: new Date().toISOString(), actor: { type: "user", id: owner.userId }, events: [key] };
+    await append(service.log, service.log.names.aggregateSubject("team", owner.teamId), JSON.stringify(envelope), { msgId: envelope.id });
+    let answer = await http.get("/v1/auth/whoami", { token: key.secret });
+    for (let attempt = 0; attempt < 50 && !/expired/.test(answer.body.error); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await http.get("/v1/auth/whoami", { token: key.secret });
+    }
+    expect(answer).toMatchObject({ status: 401, body: { error: "API key expired" } });
+  });
+
   it("creates each key type with its defaults, prefix and expiry", async () => {
     const { app } = await projectWithApp(http, owner.token, owner.teamId);
     const post = (body: Record<string, unknown>) => http.post("/v1/auth/keys", body, { token: owner.token });

@@ -6,6 +6,7 @@ import type { DomainEnvelope, DomainEvent } from "../../domain/events.ts";
 import { projectionNamed } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { replay } from "../../streams/replay.ts";
+import { createApp, createProject, projectWithApp } from "../support/catalog.ts";
 import { client, type Client } from "../support/http.ts";
 import { cleanUp, spawnTsx, waitUntil } from "../support/processes.ts";
 import { outboxMessages, startTestService, stopTestService, type TestService } from "../support/service.ts";
@@ -23,7 +24,7 @@ let http: Client;
 let admin: pg.Client;
 
 /** Tables the test populates; the snapshot covers every table of the read models, these included. */
-const POPULATED = ["users", "teams", "team_members", "api_keys", "aggregate_versions", "invitations", "audit_logs"];
+const POPULATED = ["users", "teams", "team_members", "api_keys", "aggregate_versions", "invitations", "projects", "apps", "audit_logs"];
 
 /** The public views over the read models' generation schemas: every table the API reads. */
 async function readModelViews(): Promise<{ viewname: string; definition: string }[]> {
@@ -45,7 +46,9 @@ async function snapshot(): Promise<Record<string, string[]>> {
 }
 
 async function generations(): Promise<Record<string, number>> {
-  const { rows } = await admin.query<{ projection: string; active_generation: number }>("select projection, active_generation from projection_generations");
+  const { rows } = await admin.query<{ projection: string; active_generation: number }>(
+    "select projection, active_generation from projection_generations where projection in ('directory', 'audit')",
+  );
   return Object.fromEntries(rows.map((row) => [row.projection, row.active_generation]));
 }
 
@@ -72,7 +75,8 @@ async function settled(): Promise<void> {
 async function checkpointsAt(seq: number): Promise<boolean> {
   const { rows } = await admin.query<{ last_seq: string }>(`
     select c.last_seq from projection_checkpoints c
-      join projection_generations g on g.projection = c.projection and g.active_generation = c.generation`);
+      join projection_generations g on g.projection = c.projection and g.active_generation = c.generation
+     where c.projection in ('directory', 'audit')`);
   return rows.length === 2 && rows.every((row) => Number(row.last_seq) >= seq);
 }
 
@@ -139,6 +143,25 @@ async function appendBacklog(count: number): Promise<void> {
   );
 }
 
+/** Projects, apps and keys through their whole lives: created, changed, deleted and re-created. */
+async function populateCatalog(user: SignedIn): Promise<void> {
+  const token = user.token;
+  const kept = await createProject(http, token, user.teamId, { retention_days_events: 30 });
+  expect((await http.patch(`/v1/projects/${kept.id}`, { color: "#123456", issue_alert_frequency: "weekly", retention_days_events: null }, { token })).status).toBe(200);
+  const app = await createApp(http, token, kept.id);
+  expect((await http.patch(`/v1/apps/${app.id}`, { name: "Renamed app" }, { token })).status).toBe(200);
+  await createApp(http, token, kept.id, { platform: "backend" });
+  const gone = await createApp(http, token, kept.id, { platform: "web", bundle_id: "example.com" });
+  expect((await http.delete(`/v1/apps/${gone.id}`, { token })).status).toBe(200);
+  const key = await http.post("/v1/auth/keys", { name: "ci", key_type: "import", app_id: app.id, expires_in_days: 7 }, { token });
+  expect((await http.patch(`/v1/auth/keys/${key.body.api_key.id}`, { name: "ci import" }, { token })).status).toBe(200);
+  const dropped = await http.post("/v1/auth/keys", { name: "tmp", key_type: "agent", team_id: user.teamId }, { token });
+  expect((await http.delete(`/v1/auth/keys/${dropped.body.api_key.id}`, { token })).status).toBe(200);
+  const replaced = await projectWithApp(http, token, user.teamId);
+  expect((await http.delete(`/v1/projects/${replaced.project.id}`, { token })).status).toBe(200);
+  await createProject(http, token, user.teamId, { slug: replaced.project.slug });
+}
+
 function replayDeps() {
   return { log: service.log, pool: service.pool, databaseUrl: service.databaseUrl, logger: service.logger };
 }
@@ -192,6 +215,7 @@ describe("replay", () => {
     expect((await http.post(`/v1/teams/${owner.teamId}/invitations`, { email: "pending@example.test" }, { token: owner.token })).status).toBe(201);
     const revoked = await http.post(`/v1/teams/${owner.teamId}/invitations`, { email: "revoked@example.test" }, { token: owner.token });
     expect((await http.delete(`/v1/teams/${owner.teamId}/invitations/${revoked.body.id}`, { token: owner.token })).status).toBe(200);
+    await populateCatalog(users[3]!);
     await settled();
 
     const before = await snapshot();
