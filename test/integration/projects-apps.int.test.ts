@@ -138,6 +138,16 @@ describe("projects", () => {
     expect(old).toEqual([]);
     expect((await auditOf(project.id)).map((row) => row.action)).toEqual(["create", "delete"]);
   });
+
+  it("goes with its team when the team is deleted", async () => {
+    const team = await http.post("/v1/teams", { name: "Short-lived", slug: uniqueSlug("team") }, { token: owner.token });
+    const { project, clientKey } = await projectWithApp(http, owner.token, team.body.id);
+    expect((await http.delete(`/v1/teams/${team.body.id}`, { token: owner.token })).status).toBe(200);
+    expect((await http.get(`/v1/projects/${project.id}`, { token: owner.token })).status).toBe(404);
+    expect((await http.get("/v1/auth/whoami", { token: clientKey })).status).toBe(401);
+    const rows = await service.pool.any(sql.unsafe`select deleted_at from apps where project_id = ${project.id}`);
+    expect(rows).toEqual([{ deleted_at: expect.any(String) }]);
+  });
 });
 
 describe("apps", () => {
