@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { envelopeSchema } from "./shared/envelope.ts";
 import { appEvents } from "./apps/events.ts";
+import { definitionEvents } from "./definitions/events.ts";
 import { invitationEvents } from "./invitations/events.ts";
 import { keyEvents } from "./keys/events.ts";
 import { projectEvents } from "./projects/events.ts";
@@ -15,6 +16,7 @@ export const domainEvent = z.discriminatedUnion("type", [
   ...invitationEvents,
   ...projectEvents,
   ...appEvents,
+  ...definitionEvents,
 ]);
 export type DomainEvent = z.infer<typeof domainEvent>;
 

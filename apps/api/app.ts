@@ -6,9 +6,11 @@ import { registerErrorHandling } from "./plugins/errors.ts";
 import { appRoutes } from "./routes/apps.ts";
 import { auditLogRoutes } from "./routes/audit-logs.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { projectFunnelRoutes, teamFunnelRoutes } from "./routes/funnel-definitions.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { inviteRoutes, teamInvitationRoutes } from "./routes/invitations.ts";
 import { keyRoutes } from "./routes/keys.ts";
+import { projectMetricRoutes, teamMetricRoutes } from "./routes/metric-definitions.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { teamRoutes } from "./routes/teams.ts";
 
@@ -37,6 +39,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(keyRoutes(deps), { prefix: "/v1/auth/keys" });
   await app.register(projectRoutes(deps), { prefix: "/v1/projects" });
   await app.register(appRoutes(deps), { prefix: "/v1/apps" });
+  await app.register(projectMetricRoutes(deps), { prefix: "/v1/projects/:projectId/metrics" });
+  await app.register(teamMetricRoutes(deps), { prefix: "/v1/metrics" });
+  await app.register(projectFunnelRoutes(deps), { prefix: "/v1/projects/:projectId/funnels" });
+  await app.register(teamFunnelRoutes(deps), { prefix: "/v1/funnels" });
   await app.register(teamRoutes(deps), { prefix: "/v1/teams" });
   await app.register(auditLogRoutes(deps), { prefix: "/v1/teams" });
   await app.register(teamInvitationRoutes(deps), { prefix: "/v1/teams/:teamId/invitations" });

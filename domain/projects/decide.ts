@@ -1,3 +1,4 @@
+import { changesOf } from "../definitions/decide.ts";
 import type { DomainEvent } from "../events.ts";
 import { conflict } from "../shared/errors.ts";
 import { pickColor, type UpdatableField } from "./settings.ts";
@@ -43,11 +44,7 @@ export type ProjectValues = { id: string; team_id: string } & Record<UpdatableFi
 
 /** Records only the fields whose value changes; no event when nothing does. */
 export function updateProject(current: ProjectValues, patch: Partial<Record<UpdatableField, unknown>>): DomainEvent[] {
-  const changes: Partial<Record<UpdatableField, { before: unknown; after: unknown }>> = {};
-  for (const [field, after] of Object.entries(patch) as [UpdatableField, unknown][]) {
-    if (after === undefined || current[field] === after) continue;
-    changes[field] = { before: current[field], after };
-  }
+  const changes = changesOf(current, patch);
   if (Object.keys(changes).length === 0) return [];
   return [{ type: "ProjectUpdated", v: 1, project_id: current.id, team_id: current.team_id, changes }];
 }

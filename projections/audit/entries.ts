@@ -185,6 +185,44 @@ export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft
       return [
         { team_id: event.team_id, action: "delete", resource_type: "app", resource_id: event.app_id, changes: null, metadata: { project_id: event.project_id } },
       ];
+    case "MetricDefined":
+      return [
+        {
+          team_id: event.team_id,
+          action: "create",
+          resource_type: "metric_definition",
+          resource_id: event.metric_id,
+          changes: null,
+          metadata: { project_id: event.project_id, slug: event.slug, name: event.name, restored: event.restored },
+        },
+      ];
+    case "MetricUpdated":
+      return [
+        { team_id: event.team_id, action: "update", resource_type: "metric_definition", resource_id: event.metric_id, changes: event.changes, metadata: null },
+      ];
+    case "MetricDeleted":
+      return [
+        { team_id: event.team_id, action: "delete", resource_type: "metric_definition", resource_id: event.metric_id, changes: null, metadata: { slug: event.slug } },
+      ];
+    case "FunnelCreated":
+      return [
+        {
+          team_id: event.team_id,
+          action: "create",
+          resource_type: "funnel_definition",
+          resource_id: event.funnel_id,
+          changes: null,
+          metadata: { project_id: event.project_id, slug: event.slug, name: event.name, steps: event.steps.length },
+        },
+      ];
+    case "FunnelUpdated":
+      return [
+        { team_id: event.team_id, action: "update", resource_type: "funnel_definition", resource_id: event.funnel_id, changes: event.changes, metadata: null },
+      ];
+    case "FunnelDeleted":
+      return [
+        { team_id: event.team_id, action: "delete", resource_type: "funnel_definition", resource_id: event.funnel_id, changes: null, metadata: { slug: event.slug } },
+      ];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

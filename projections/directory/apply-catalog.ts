@@ -10,6 +10,8 @@ export async function projectCreated({ tx, at }: Context, event: Of<"ProjectCrea
   if (event.replaces_project_ids.length > 0) {
     const replaced = sql.array(event.replaces_project_ids, "uuid");
     await tx.query(sql.unsafe`delete from apps where project_id = any(${replaced})`);
+    await tx.query(sql.unsafe`delete from metric_definitions where project_id = any(${replaced})`);
+    await tx.query(sql.unsafe`delete from funnel_definitions where project_id = any(${replaced})`);
     await tx.query(sql.unsafe`delete from projects where id = any(${replaced})`);
   }
   await tx.query(sql.unsafe`

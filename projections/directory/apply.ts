@@ -2,6 +2,7 @@ import { sql, type DatabaseTransactionConnection } from "slonik";
 import { decodeDomainEnvelope, type DomainEnvelope, type DomainEvent } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import * as catalog from "./apply-catalog.ts";
+import * as definitions from "./apply-definitions.ts";
 
 type Context = { tx: DatabaseTransactionConnection; at: string };
 
@@ -30,6 +31,7 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
       await tx.query(sql.unsafe`
         update api_keys set deleted_at = ${at}, updated_at = ${at} where team_id = ${event.team_id} and deleted_at is null`);
       await catalog.teamCatalogDeleted({ tx, at }, event.team_id);
+      await definitions.definitionsDeleted({ tx, at }, { teamId: event.team_id });
       return;
     case "MemberAdded":
       await tx.query(sql.unsafe`
@@ -88,13 +90,26 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
     case "ProjectUpdated":
       return catalog.projectUpdated({ tx, at }, event);
     case "ProjectDeleted":
-      return catalog.projectDeleted({ tx, at }, event);
+      await catalog.projectDeleted({ tx, at }, event);
+      return definitions.definitionsDeleted({ tx, at }, { projectId: event.project_id });
     case "AppCreated":
       return catalog.appCreated({ tx, at }, event);
     case "AppRenamed":
       return catalog.appRenamed({ tx, at }, event);
     case "AppDeleted":
       return catalog.appDeleted({ tx, at }, event);
+    case "MetricDefined":
+      return definitions.metricDefined({ tx, at }, event);
+    case "MetricUpdated":
+      return definitions.metricUpdated({ tx, at }, event);
+    case "MetricDeleted":
+      return definitions.metricDeleted({ tx, at }, event);
+    case "FunnelCreated":
+      return definitions.funnelCreated({ tx, at }, event);
+    case "FunnelUpdated":
+      return definitions.funnelUpdated({ tx, at }, event);
+    case "FunnelDeleted":
+      return definitions.funnelDeleted({ tx, at }, event);
     default: {
       const unhandled: never = event;
       throw new Error(`directory cannot apply ${(unhandled as { type: string }).type}`);

@@ -24,7 +24,7 @@ let http: Client;
 let admin: pg.Client;
 
 /** Tables the test populates; the snapshot covers every table of the read models, these included. */
-const POPULATED = ["users", "teams", "team_members", "api_keys", "aggregate_versions", "invitations", "projects", "apps", "audit_logs"];
+const POPULATED = ["users", "teams", "team_members", "api_keys", "aggregate_versions", "invitations", "projects", "apps", "metric_definitions", "funnel_definitions", "audit_logs"];
 
 /** The public views over the read models' generation schemas: every table the API reads. */
 async function readModelViews(): Promise<{ viewname: string; definition: string }[]> {
@@ -160,6 +160,16 @@ async function populateCatalog(user: SignedIn): Promise<void> {
   const replaced = await projectWithApp(http, token, user.teamId);
   expect((await http.delete(`/v1/projects/${replaced.project.id}`, { token })).status).toBe(200);
   await createProject(http, token, user.teamId, { slug: replaced.project.slug });
+
+  const metrics = `/v1/projects/${kept.id}/metrics`;
+  expect((await http.post(metrics, { name: "Checkout", slug: "checkout", schema_definition: { type: "object" } }, { token })).status).toBe(201);
+  expect((await http.patch(`${metrics}/checkout`, { aggregation_rules: { p95: true } }, { token })).status).toBe(200);
+  expect((await http.delete(`${metrics}/checkout`, { token })).status).toBe(200);
+  expect((await http.post(metrics, { name: "Checkout again", slug: "checkout" }, { token })).status).toBe(201);
+  const funnels = `/v1/projects/${kept.id}/funnels`;
+  const steps = [{ name: "Open", event_filter: { screen_name: "Home" } }];
+  expect((await http.post(funnels, { name: "Onboarding", slug: "onboarding", steps }, { token })).status).toBe(201);
+  expect((await http.patch(`${funnels}/onboarding`, { description: "first run" }, { token })).status).toBe(200);
 }
 
 function replayDeps() {

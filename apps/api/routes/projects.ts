@@ -17,6 +17,7 @@ import { actorOf, authorize, checkKeyRule, visibleTeams, type Rule } from "../au
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
 import { runCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
+import { accessibleProject as projectFor } from "../project-access.ts";
 import { parse, uuid } from "../validation.ts";
 
 const READ: Rule = { permission: "projects:read", role: "member" };
@@ -56,13 +57,7 @@ const idParams = z.object({ id: uuid });
 
 /** /v1/projects: projects of the caller's teams. Every change is a fact on the team's subject. */
 export function projectRoutes(deps: ApiDeps) {
-  /** The project when the caller may apply `rule` to it; 404 for missing and foreign projects alike. */
-  async function accessibleProject(caller: Principal, projectId: string, rule: Rule) {
-    const project = await activeProject(deps.pool, projectId);
-    if (!project) throw notFound("project");
-    await authorize(deps, caller, project.team_id, rule, "project");
-    return project;
-  }
+  const accessibleProject = (caller: Principal, projectId: string, rule: Rule) => projectFor(deps, caller, projectId, rule);
 
   /** Reads back after a write; a delete racing in between answers 404 rather than failing. */
   async function presentProject(projectId: string) {

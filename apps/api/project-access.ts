@@ -1,0 +1,13 @@
+import { notFound } from "../../domain/shared/errors.ts";
+import { activeProject } from "../../projections/directory/catalog-queries.ts";
+import { authorize, type Rule } from "./auth/access.ts";
+import type { Principal } from "./auth/principal.ts";
+import type { ApiDeps } from "./deps.ts";
+
+/** The project when the caller may apply `rule` to it; 404 for missing and foreign projects alike. */
+export async function accessibleProject(deps: ApiDeps, caller: Principal, projectId: string, rule: Rule) {
+  const project = await activeProject(deps.pool, projectId);
+  if (!project) throw notFound("project");
+  await authorize(deps, caller, project.team_id, rule, "project");
+  return project;
+}
