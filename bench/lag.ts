@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { batchBody, type ClientKey } from "./ingest-load.ts";
+import { Samples } from "./stats.ts";
+
+/**
+ * Open loop at `eventsPerSecond` (100-event batches) for `seconds`. Every batch carries its own
+ * session id; after its acknowledgement the session is polled in the events read model until it is
+ * there. The difference is the acknowledgement-to-queryable lag. Polling reads Postgres directly so
+ * the API's per-key rate limit does not throttle the measurement.
+ */
+export async function measureLag(baseUrl: string, databaseUrl: string, keys: ClientKey[], eventsPerSecond: number, seconds: number) {
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 8 });
+  const lag = new Samples();
+  const interval = 100_000 / eventsPerSecond;
+  let failed = 0;
+  const pending: Promise<void>[] = [];
+  const started = performance.now();
+  for (let index = 0; performance.now() - started < seconds * 1000; index += 1) {
+    const due = started + index * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const key = keys[index % keys.length]!;
+    const sessionId = randomUUID();
+    pending.push(
+      (async () => {
+        const response = await fetch(`${baseUrl}/v1/ingest`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${key.clientKey}` },
+          body: batchBody(key.bundleId, 100, sessionId),
+        }).catch(() => undefined);
+        await response?.text();
+        if (response?.status !== 200) {
+          failed += 1;
+          return;
+        }
+        const acknowledged = performance.now();
+        for (;;) {
+          const found = await db.query("select 1 from events where session_id = $1 limit 1", [sessionId]);
+          if (found.rowCount) break;
+          if (performance.now() - acknowledged > 30_000) {
+            failed += 1;
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        lag.add(performance.now() - acknowledged);
+      })(),
+    );
+  }
+  await Promise.all(pending);
+  await db.end();
+  return { events_per_second: eventsPerSecond, seconds, failed, lag: lag.summary() };
+}

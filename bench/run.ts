@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import pino from "pino";
+import { connectLog } from "../streams/connection.ts";
+import { freePort, waitUntil } from "../test/support/processes.ts";
+import { createFleet } from "./fleet.ts";
+import { runIngestLoad } from "./ingest-load.ts";
+import { measureLag } from "./lag.ts";
+import { measureQuery } from "./queries.ts";
+import { seedHistory } from "./seed.ts";
+import { startBenchService } from "./service-process.ts";
+import { round } from "./stats.ts";
+
+/**
+ * `npm run bench`: starts the service (api + projector + worker, one process) against the local
+ * NATS and Postgres under a fresh database and namespace, drives it over HTTP like a fleet of SDKs,
+ * and prints rates and latencies. Figures go to bench/results/<time>.json for comparison.
+ */
+
+const settings = {
+  clients: Number(process.env.BENCH_CLIENTS ?? 8),
+  apps: Number(process.env.BENCH_APPS ?? 64),
+  ingestSeconds: Number(process.env.BENCH_SECONDS ?? 20),
+  lagRate: Number(process.env.BENCH_LAG_RATE ?? 5_000),
+  tableEvents: Number(process.env.BENCH_TABLE_EVENTS ?? 5_000_000),
+  admin: process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+  nats: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
+};
+
+const suffix = randomBytes(4).toString("hex");
+const database = `bench_${suffix}`;
+const namespace = `bench${suffix}`;
+const databaseUrl = Object.assign(new URL(settings.admin), { pathname: `/${database}` }).toString();
+const log = (line: string) => console.log(`[bench] ${line}`);
+
+async function eventsProjected(db: pg.Pool): Promise<number> {
+  const { rows } = await db.query<{ count: string }>("select count(*) from events");
+  return Number(rows[0]!.count);
+}
+
+async function projectorAt(db: pg.Pool): Promise<number> {
+  const { rows } = await db.query<{ last_seq: string }>(`
+    select c.last_seq from projection_checkpoints c
+      join projection_generations g on g.projection = c.projection and g.active_generation = c.generation
+     where c.projection = 'events'`);
+  return Number(rows[0]?.last_seq ?? 0);
+}
+
+async function main() {
+  const outbox = await mkdtemp(join(tmpdir(), "bench-outbox-"));
+  const env = { DATABASE_URL: databaseUrl, NATS_URL: settings.nats, NAMESPACE: namespace, MAIL_OUTBOX_DIR: outbox };
+  const service = await startBenchService(env, await freePort());
+  const streams = await connectLog([settings.nats], namespace, pino({ level: "warn" }));
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const results: Record<string, unknown> = { at: new Date().toISOString(), settings };
+  try {
+    const fleet = await createFleet(service.baseUrl, outbox, settings.apps);
+    const keys = fleet.apps.map((app) => ({ clientKey: app.clientKey, bundleId: app.bundleId }));
+    log(`fleet: ${fleet.apps.length} apps with their client keys`);
+
+    await runIngestLoad(service.baseUrl, keys, settings.clients, 3); // warm-up: JIT, pools, caches
+    const ingest = await runIngestLoad(service.baseUrl, keys, settings.clients, settings.ingestSeconds);
+    results.ingest = ingest;
+    log(`ingest: ${ingest.events_per_second} events/s acknowledged, p50 ${ingest.latency.p50_ms} ms, p99 ${ingest.latency.p99_ms} ms (${ingest.clients} clients, ${ingest.rate_limited} rate limited, ${ingest.failed} failed)`);
+
+    const head = async () => (await streams.jsm.streams.info(streams.names.stream("INGEST"))).state.last_seq;
+    const ingestHead = await head();
+    await waitUntil("the projector to catch up with the ingest phase", async () => (await projectorAt(db)) >= ingestHead, 600_000, 200);
+
+    const lag = await measureLag(service.baseUrl, databaseUrl, keys, settings.lagRate, 15);
+    results.lag = lag;
+    log(`lag at ${lag.events_per_second} events/s: p50 ${lag.lag.p50_ms} ms, p99 ${lag.lag.p99_ms} ms (${lag.failed} failed)`);
+
+    const backlog = Math.max(0, settings.tableEvents - (await eventsProjected(db)));
+    const drainStarted = performance.now();
+    await seedHistory(streams, fleet, backlog);
+    const published = performance.now();
+    const seededHead = await head();
+    await waitUntil("the projector to drain the backlog", async () => (await projectorAt(db)) >= seededHead, 1_800_000, 250);
+    const drainSeconds = (performance.now() - drainStarted) / 1000;
+    const projection = {
+      events: backlog,
+      publish_seconds: round((published - drainStarted) / 1000),
+      drain_seconds: round(drainSeconds),
+      events_per_second: Math.round(backlog / drainSeconds),
+    };
+    results.projection = projection;
+    const tableSize = await eventsProjected(db);
+    log(`projection: ${projection.events_per_second} events/s sustained (${backlog} events in ${projection.drain_seconds} s); table holds ${tableSize} events`);
+
+    const app = fleet.apps[0]!;
+    const list = await measureQuery(service.baseUrl, fleet.agentKeys, () => `/v1/events?app_id=${app.id}&level=error&limit=50`, 300);
+    const countApp = await measureQuery(service.baseUrl, fleet.agentKeys, () => `/v1/events/count?app_id=${app.id}&since=1h`, 200);
+    const countProject = await measureQuery(service.baseUrl, fleet.agentKeys, () => `/v1/events/count?project_id=${fleet.projectId}&since=1h`, 100);
+    results.queries = { table_events: tableSize, list_by_app_and_level: list, count_last_hour_app: countApp, count_last_hour_project: countProject };
+    log(`GET /v1/events (app, level, limit 50): p50 ${list.p50_ms} ms, p99 ${list.p99_ms} ms over ${tableSize} events`);
+    log(`GET /v1/events/count last hour: app p99 ${countApp.p99_ms} ms, project p99 ${countProject.p99_ms} ms`);
+
+    results.peak_rss_mb = await service.peakRssMb();
+    log(`service peak RSS: ${results.peak_rss_mb} MB`);
+  } finally {
+    await service.stop();
+    await db.end();
+    for (const name of [streams.names.stream("DOMAIN"), streams.names.stream("INGEST")]) await streams.jsm.streams.delete(name).catch(() => undefined);
+    for (const bucket of ["reservations", "auth_codes"]) await streams.jsm.streams.delete(`KV_${streams.names.bucket(bucket)}`).catch(() => undefined);
+    await streams.close();
+    if (!process.env.BENCH_KEEP) {
+      const admin = new pg.Client({ connectionString: settings.admin });
+      await admin.connect();
+      await admin.query(`drop database if exists ${database} with (force)`);
+      await admin.end();
+    }
+    await rm(outbox, { recursive: true, force: true });
+  }
+  const file = new URL(`./results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`, import.meta.url);
+  await mkdir(new URL("./results/", import.meta.url), { recursive: true });
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+  log(`figures written to bench/results/${file.pathname.split("/").at(-1)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto";
+import { encodeFacts } from "../domain/ingest/fact.ts";
+import type { IngestedEvent } from "../domain/ingest/events.ts";
+import { timeOrderedId } from "../domain/shared/ids.ts";
+import type { Log } from "../streams/connection.ts";
+import type { Fleet } from "./fleet.ts";
+
+const DAY_MS = 86_400_000;
+const LEVELS = ["info", "info", "info", "debug", "warn", "error"] as const;
+const PER_FACT = 500;
+const IN_FLIGHT = 32;
+
+function historicEvent(now: number): IngestedEvent {
+  // Spread over the last 29 days, so a "last hour" count reads a realistic slice of the table.
+  const at = now - Math.floor(Math.random() * 29 * DAY_MS);
+  const user = Math.floor(Math.random() * 200_000);
+  return {
+    id: timeOrderedId(at),
+    client_event_id: randomUUID(),
+    session_id: randomUUID(),
+    user_id: `user-${user}`,
+    level: LEVELS[user % LEVELS.length]!,
+    source_module: null,
+    message: `Viewed screen ${user % 9}`,
+    screen_name: "Home",
+    custom_attributes: { plan: user % 3 === 0 ? "pro" : "free" },
+    environment: "web",
+    os_version: "macOS 15",
+    app_version: `2.${user % 5}.0`,
+    sdk_name: "web-sdk",
+    sdk_version: "1.8.0",
+    build_number: null,
+    device_model: "MacBookPro18,1",
+    locale: "en_US",
+    is_dev: false,
+    timestamp: new Date(at).toISOString(),
+  };
+}
+
+/**
+ * Fills the events read model to `count` extra events by appending EventsIngested facts straight to
+ * the INGEST stream (as the API would after validating them), so the projector's sustained
+ * throughput is what the drain measures. Returns when the last fact is acknowledged.
+ */
+export async function seedHistory(log: Log, fleet: Fleet, count: number): Promise<void> {
+  const now = Date.now();
+  let left = count;
+  const lanes = Array.from({ length: IN_FLIGHT }, async () => {
+    while (left > 0) {
+      const size = Math.min(PER_FACT, left);
+      left -= size;
+      const app = fleet.apps[Math.floor(Math.random() * fleet.apps.length)]!;
+      const events = Array.from({ length: size }, () => historicEvent(now));
+      const source = {
+        batchId: randomUUID(),
+        mode: "ingest" as const,
+        app: { id: app.id, team_id: fleet.teamId, project_id: fleet.projectId, platform: "web" as const },
+        apiKeyId: fleet.appKeyIds[app.id]!,
+        receivedAt: new Date().toISOString(),
+        countryCode: "DE",
+      };
+      for (const fact of encodeFacts(source, events, 900_000)) {
+        await log.js.publish(log.names.ingestSubject(fleet.projectId, app.id), fact.payload, { msgID: fact.id });
+      }
+    }
+  });
+  await Promise.all(lanes);
+}

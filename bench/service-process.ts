@@ -1,0 +1,29 @@
+import { readFile } from "node:fs/promises";
+import { spawnTsx, waitUntil, type OwnedProcess } from "../test/support/processes.ts";
+
+export type BenchService = { baseUrl: string; process: OwnedProcess; peakRssMb: () => Promise<number>; stop: () => Promise<void> };
+
+/**
+ * Runs `npm start`'s entry point (api + projector + worker in one process) as a child, so the load
+ * generator in this process and the service are measured apart, as a real fleet and server are.
+ */
+export async function startBenchService(env: Record<string, string>, port: number): Promise<BenchService> {
+  const child = spawnTsx("apps/main.ts", { ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntil("the service to become ready", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200).catch(
+    (error: Error) => {
+      throw new Error(`${error.message}\n${child.output()}`);
+    },
+  );
+  return {
+    baseUrl,
+    process: child,
+    /** The kernel's high-water mark of the service's resident set (VmHWM). */
+    peakRssMb: async () => {
+      const status = await readFile(`/proc/${child.pid}/status`, "utf8");
+      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
+      return Math.round(kb / 1024);
+    },
+    stop: () => child.stop("SIGTERM", 30_000),
+  };
+}
