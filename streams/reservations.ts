@@ -50,3 +50,41 @@ function isAlreadyTaken(error: unknown): boolean {
   if (error instanceof JetStreamApiError) return error.code === JetStreamApiCodes.StreamWrongLastSequence;
   return error instanceof Error && /wrong last sequence/.test(error.message);
 }
+
+/** How long a claim may exist without its fact before another request may take it over. */
+export const ABANDONED_AFTER_MS = 30_000;
+
+/**
+ * Takes over a reservation whose owner never made it onto the stream: a request that reserved and
+ * then failed to append (NATS down, process killed) must not lock the value forever. The takeover
+ * is a compare-and-set on the entry's revision, so two requests cannot both win it.
+ * @param hasFacts whether the current owner's aggregate has any fact (then the claim is live)
+ */
+export async function takeOverAbandoned(
+  log: Log,
+  key: string,
+  newOwner: string,
+  hasFacts: (owner: string) => Promise<boolean>,
+  now = Date.now(),
+): Promise<boolean> {
+  const bucket = await log.bucket("reservations");
+  const entry = await bucket.get(key);
+  if (!entry || entry.operation !== "PUT") return (await reserve(log, key, newOwner)).reserved;
+  if (now - entry.created.getTime() < ABANDONED_AFTER_MS || (await hasFacts(entry.string()))) return false;
+  try {
+    await bucket.update(key, newOwner, entry.revision);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether any fact was ever appended on `subject` (the aggregate exists on the log). */
+export async function hasFactsOn(log: Log, stream: string, subject: string): Promise<boolean> {
+  try {
+    return (await log.jsm.streams.getMessage(stream, { last_by_subj: subject })) !== null;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) return false;
+    throw new LogUnavailableError("the event log is unavailable", { cause: error });
+  }
+}

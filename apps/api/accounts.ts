@@ -4,7 +4,7 @@ import { keyCreated } from "../../domain/keys/decide.ts";
 import { newId } from "../../domain/shared/ids.ts";
 import { DEFAULT_PERMISSIONS } from "../../domain/shared/permissions.ts";
 import { memberRole, teamsOfUser, userByEmail, userById, type UserRow } from "../../projections/directory/queries.ts";
-import { release, reservationKey, reserve } from "../../streams/reservations.ts";
+import { hasFactsOn, release, reservationKey, reserve, takeOverAbandoned } from "../../streams/reservations.ts";
 import { runCommand } from "./commands.ts";
 import type { ApiDeps } from "./deps.ts";
 
@@ -26,11 +26,15 @@ export async function findOrRegisterUser(deps: ApiDeps, email: string): Promise<
     return { user: existing, isNew: false };
   }
   const userId = newId();
-  const claim = await reserve(deps.log, reservationKey("user-email", email), userId);
+  const emailKey = reservationKey("user-email", email);
+  const claim = await reserve(deps.log, emailKey, userId);
   if (!claim.reserved) {
-    // Another request registered this email a moment ago: wait for its fact to become visible.
-    const other = await waitForUser(deps, claim.owner);
-    return { user: other, isNew: false };
+    const userFacts = (owner: string) => hasFactsOn(deps.log, deps.log.names.stream("DOMAIN"), deps.log.names.aggregateSubject("user", owner));
+    if (!(await takeOverAbandoned(deps.log, emailKey, userId, userFacts))) {
+      // Another request registered this email a moment ago: wait for its fact to become visible.
+      const other = await waitForUser(deps, claim.owner);
+      return { user: other, isNew: false };
+    }
   }
   const name = email.split("@")[0]!;
   await runCommand(deps, {
@@ -92,7 +96,9 @@ export async function createTeam(
       ],
     });
   } catch (error) {
-    await release(deps.log, slugKey, teamId).catch(() => undefined);
+    // Keep the slug when the fact was stored and only the read model lagged (a 503 after the append).
+    const stored = await hasFactsOn(deps.log, deps.log.names.stream("DOMAIN"), deps.log.names.aggregateSubject("team", teamId)).catch(() => true);
+    if (!stored) await release(deps.log, slugKey, teamId).catch(() => undefined);
     throw error;
   }
   return teamId;
