@@ -5,9 +5,7 @@ import { z } from "zod";
 import { migrateSchema } from "../projections/_runtime/migrate.ts";
 import { generationSchema, type Projection } from "../projections/_runtime/projection.ts";
 import type { Log } from "./connection.ts";
-import { applyBatch, openReader, toFact } from "./project.ts";
-
-const BATCH = 2_000;
+import { applyBatch, batchSizeOf, isTransient, openReader, toFact } from "./project.ts";
 
 type ReplayDeps = { log: Log; pool: DatabasePool; databaseUrl: string; logger: Logger };
 
@@ -24,11 +22,21 @@ export async function replay(deps: ReplayDeps, projection: Projection): Promise<
   let checkpoint = 0;
   const streamName = deps.log.names.stream(projection.stream);
 
-  // Catch up outside the swap lock until close to the head of the stream.
-  for (;;) {
-    const head = (await deps.log.jsm.streams.info(streamName)).state.last_seq;
-    if (head - checkpoint < BATCH) break;
-    checkpoint = await readAndApply(deps, target, checkpoint, head, deps.pool, logger);
+  // Catch up outside the swap lock until close to the head of the stream. NATS or Postgres going
+  // away only pauses the catch-up: it resumes from the checkpoint the new generation stored.
+  for (let failures = 0; ; ) {
+    try {
+      const head = (await deps.log.jsm.streams.info(streamName)).state.last_seq;
+      if (head - checkpoint < batchSizeOf(projection)) break;
+      checkpoint = await readAndApply(deps, target, checkpoint, head, deps.pool, logger);
+      failures = 0;
+    } catch (error) {
+      failures += 1;
+      if (failures > CATCH_UP_ATTEMPTS || !(isTransient(error) || /consumer ended/.test(String(error)))) throw error;
+      logger.warn({ err: error, checkpoint }, "replay interrupted; resuming from its checkpoint");
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * failures));
+      checkpoint = await storedCheckpoint(deps, projection, generation).catch(() => checkpoint);
+    }
   }
 
   await deps.pool.transaction(async (tx) => {
@@ -50,6 +58,31 @@ export async function replay(deps: ReplayDeps, projection: Projection): Promise<
 
   await dropOldGenerations(deps, projection, generation);
   return generation;
+}
+
+const CATCH_UP_ATTEMPTS = 30;
+const STALL_MS = 20_000;
+
+/** The stream holds facts the reader has not delivered for a long time: a consumer lost in a reconnect. */
+class ReaderStalledTimeout extends Error {
+  override name = "ReaderStalledTimeout";
+}
+
+async function nextOrStall<T>(next: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ReaderStalledTimeout(`no fact delivered for ${STALL_MS} ms`)), STALL_MS);
+  });
+  try {
+    return await Promise.race([next, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function storedCheckpoint(deps: ReplayDeps, projection: Projection, generation: number): Promise<number> {
+  return deps.pool.oneFirst(sql.type(z.object({ last_seq: z.number() }))`
+    select last_seq from projection_checkpoints where projection = ${projection.name} and generation = ${generation}`);
 }
 
 async function prepareGeneration(deps: ReplayDeps, projection: Projection): Promise<number> {
@@ -89,7 +122,7 @@ async function readAndApply(
   const { reader, stop } = await openReader(deps.log, target.projection, from + 1);
   try {
     while (checkpoint < until) {
-      const batch = await reader.next(BATCH);
+      const batch = await nextOrStall(reader.next(batchSizeOf(target.projection)));
       if (batch === null) throw reader.failure ?? new Error("consumer ended during replay");
       const facts = batch.map(toFact).filter((fact) => fact.seq <= until);
       if (facts.length === 0) break;
