@@ -8,7 +8,10 @@ import { generationSchema, type Fact, type Projection } from "../projections/_ru
 import { BatchReader } from "./batch-reader.ts";
 import type { Log } from "./connection.ts";
 
-const MAX_BATCH = 2_000;
+const DEFAULT_MAX_BATCH = 2_000;
+
+/** Facts per transaction for `projection`. */
+export const batchSizeOf = (projection: Projection) => projection.maxBatch ?? DEFAULT_MAX_BATCH;
 
 /** The checkpoint in Postgres is not where this runner thought: restart from the stored one. */
 class PositionMoved extends Error {
@@ -101,14 +104,19 @@ export function toFact(message: JsMsg): Fact {
   return { seq: message.seq, subject: message.subject, data: message.data };
 }
 
-/** Opens an ordered consumer on the projection's stream from `startSeq`. */
+/**
+ * Opens an ordered consumer on the projection's stream from `startSeq`. The pull size and the
+ * read-ahead buffer follow the projection's batch size, so large facts (ingest batches of ~30 kB)
+ * are not buffered by the thousand.
+ */
 export async function openReader(log: Log, projection: Projection, startSeq: number) {
   const consumer = await log.js.consumers.get(log.names.stream(projection.stream), {
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: Math.max(1, startSeq),
   });
-  const messages = await consumer.consume({ max_messages: 1_000 });
-  return { reader: new BatchReader(messages), stop: () => messages.stop() };
+  const batch = batchSizeOf(projection);
+  const messages = await consumer.consume({ max_messages: Math.min(1_000, 2 * batch) });
+  return { reader: new BatchReader(messages, 2 * batch), stop: () => messages.stop() };
 }
 
 /**
@@ -209,7 +217,7 @@ export class ProjectorRunner {
     this.#stopCurrent = stop;
     try {
       while (!this.#stopped) {
-        const batch = await reader.next(MAX_BATCH);
+        const batch = await reader.next(batchSizeOf(this.projection));
         if (batch === null) {
           if (this.#stopped) return;
           if (this.#restartReader) {

@@ -13,6 +13,8 @@ export type Projection = {
   name: string;
   stream: StreamKind;
   migrationsDir: URL;
+  /** Most facts applied in one transaction (default 2,000); lower it for facts that carry many rows. */
+  maxBatch?: number;
   apply: (tx: DatabaseTransactionConnection, facts: Fact[]) => Promise<void>;
 };
 
