@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "domain/**/*.test.ts", "apps/**/*.test.ts", "streams/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "domain/**/*.test.ts", "apps/**/*.test.ts", "streams/**/*.test.ts", "projections/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

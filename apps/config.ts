@@ -38,6 +38,13 @@ const environmentSchema = z
       .default("ea"),
     COUNTRY_HEADER: z.string().min(1).default("cf-ipcountry"),
     READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
+    ADNET_BASE_URL: z
+      .string()
+      .url()
+      .refine((value) => /^https?:\/\//.test(value), "must be an http:// or https:// URL")
+      .default("https://api-adservices.apple.com"),
+    ADNET_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production" && env.JWT_SECRET === undefined) {
@@ -64,6 +71,9 @@ export type Config = {
   namespace: string;
   countryHeader: string;
   readYourWritesTimeoutMs: number;
+  databasePoolSize: number;
+  adnetBaseUrl: string;
+  adnetTimeoutMs: number;
 };
 
 export class ConfigError extends Error {
@@ -94,5 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     namespace: e.NAMESPACE,
     countryHeader: e.COUNTRY_HEADER.toLowerCase(),
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    adnetBaseUrl: e.ADNET_BASE_URL.replace(/\/+$/, ""),
+    adnetTimeoutMs: e.ADNET_TIMEOUT_MS,
   };
 }

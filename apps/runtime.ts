@@ -35,7 +35,7 @@ export async function openInfrastructure(config: Config, logger = pino({ level: 
   await migrate(config.databaseUrl, PROJECTIONS);
   const log = await connectLog(config.natsServers, config.namespace, logger);
   await ensureStreams(log);
-  const pool = await openPool(config.databaseUrl);
+  const pool = await openPool(config.databaseUrl, config.databasePoolSize);
   return { logger, log, pool };
 }
 

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * Every stream, subject and KV bucket carries the NAMESPACE, so several instances and parallel
  * test runs share one NATS server without seeing each other.
@@ -12,6 +14,13 @@ export type Names = {
   aggregateSubject: (aggregate: string, id: string) => string;
   /** `<ns>.i.<projectId>.<appId>`: one message per accepted ingest or import batch. */
   ingestSubject: (projectId: string, appId: string) => string;
+  /**
+   * `<ns>.i.<projectId>.u.<hash>`: the identity facts of one app user (claims, properties) on the
+   * INGEST stream, so every ingest read model sees them in order with the events they affect. One
+   * subject per user gives each user its own optimistic-concurrency sequence; user ids are free
+   * text, so the token is a hash of it.
+   */
+  identitySubject: (projectId: string, userId: string) => string;
   bucket: (name: string) => string;
 };
 
@@ -22,6 +31,9 @@ function token(value: string): string {
   return value;
 }
 
+/** 128 bits of SHA-256: collisions are out of reach, and the subject stays short. */
+const userToken = (userId: string): string => createHash("sha256").update(userId).digest("hex").slice(0, 32);
+
 export function namesFor(namespace: string): Names {
   const ns = token(namespace);
   const roots: Record<StreamKind, string> = { DOMAIN: `${ns}.d`, INGEST: `${ns}.i` };
@@ -31,6 +43,7 @@ export function namesFor(namespace: string): Names {
     subjectRoot: (kind) => roots[kind],
     aggregateSubject: (aggregate, id) => `${roots.DOMAIN}.${token(aggregate)}.${token(id)}`,
     ingestSubject: (projectId, appId) => `${roots.INGEST}.${token(projectId)}.${token(appId)}`,
+    identitySubject: (projectId, userId) => `${roots.INGEST}.${token(projectId)}.u.${userToken(userId)}`,
     bucket: (name) => `${ns}_${token(name)}`,
   };
 }

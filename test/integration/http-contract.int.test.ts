@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { PROJECTIONS } from "../../projections/registry.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, type Client } from "../support/http.ts";
 import { startTestService, stopTestService, testConfig, type TestService } from "../support/service.ts";
@@ -82,7 +83,8 @@ describe("error contract", () => {
     const ready = await http.get("/readyz");
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ status: "ready", nats: "ok", postgres: "ok" });
-    expect(ready.body.projections.map((p: { name: string }) => p.name).sort()).toEqual(["audit", "directory"]);
+    const names = ready.body.projections.map((p: { name: string }) => p.name).sort();
+    expect(names).toEqual(PROJECTIONS.map((projection) => projection.name).sort());
   });
 
   it("echoes a request id header", async () => {

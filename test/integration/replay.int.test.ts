@@ -53,12 +53,14 @@ async function generations(): Promise<Record<string, number>> {
 }
 
 async function schemas(): Promise<string[]> {
-  const { rows } = await admin.query<{ nspname: string }>("select nspname from pg_namespace where nspname like 'rm\\_%' order by 1");
+  const { rows } = await admin.query<{ nspname: string }>("select nspname from pg_namespace where nspname ~ '^rm_(directory|audit)_g' order by 1");
   return rows.map((row) => row.nspname);
 }
 
 async function checkpointRows(): Promise<{ projection: string; generation: number; last_seq: string }[]> {
-  const { rows } = await admin.query("select projection, generation, last_seq from projection_checkpoints order by 1, 2");
+  const { rows } = await admin.query(
+    "select projection, generation, last_seq from projection_checkpoints where projection in ('directory', 'audit') order by 1, 2",
+  );
   return rows;
 }
 

@@ -161,7 +161,8 @@ export async function projectorsCaughtUp(service: TestService, admin: pg.Client,
       const head = (await service.log.jsm.streams.info(service.log.names.stream("DOMAIN"))).state.last_seq;
       const { rows } = await admin.query<{ last_seq: string }>(`
         select c.last_seq from projection_checkpoints c
-          join projection_generations g on g.projection = c.projection and g.active_generation = c.generation`);
+          join projection_generations g on g.projection = c.projection and g.active_generation = c.generation
+         where c.stream = 'DOMAIN'`);
       return rows.length >= 2 && rows.every((row) => Number(row.last_seq) === head) ? head : undefined;
     },
     timeoutMs,

@@ -1,0 +1,27 @@
+import { invalid } from "../../../domain/shared/errors.ts";
+import type { ListCursor } from "../../../projections/metric-events/list-queries.ts";
+import { uuid } from "../validation.ts";
+
+/** `<timestamp>`, or `<timestamp>|<id>` when the page ended inside a run of equal timestamps. */
+export function parseTimeCursor(value: string | undefined): ListCursor | undefined {
+  if (value === undefined) return undefined;
+  const [timestamp, id, extra] = value.split("|");
+  const ms = timestamp && /^\d{4}-\d{2}-\d{2}T/.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
+  if (Number.isNaN(ms) || extra !== undefined || (id !== undefined && !uuid.safeParse(id).success)) {
+    throw invalid("cursor: not a cursor returned by this list");
+  }
+  return { timestamp: new Date(ms).toISOString(), id: id?.toLowerCase() };
+}
+
+/**
+ * The page envelope for rows ordered newest first. The cursor is the last row's timestamp; when
+ * the next row shares it, the cursor also names the last id so no row is skipped.
+ */
+export function timePage<T extends { timestamp: string; id: string }>(rows: readonly T[], limit: number) {
+  const hasMore = rows.length > limit;
+  const items = hasMore ? rows.slice(0, limit) : [...rows];
+  if (!hasMore) return { items, cursor: null, has_more: false };
+  const last = items[items.length - 1]!;
+  const tied = rows[limit]!.timestamp === last.timestamp;
+  return { items, cursor: tied ? `${last.timestamp}|${last.id}` : last.timestamp, has_more: true };
+}

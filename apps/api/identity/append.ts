@@ -1,0 +1,50 @@
+import type { IdentityFact } from "../../../domain/identity/events.ts";
+import { unavailable } from "../../../domain/shared/errors.ts";
+import { PROJECTIONS } from "../../../projections/registry.ts";
+import { append } from "../../../streams/append.ts";
+import { ConcurrencyError } from "../../../streams/errors.ts";
+import type { ApiDeps } from "../deps.ts";
+
+/** Attempts before a contended identity write answers 503: each lost race costs one projector round trip. */
+export const ATTEMPTS = 12;
+
+/** Every read model built from the INGEST stream: a claim is visible once all have applied it. */
+export const ingestReadModels = (): string[] => PROJECTIONS.filter((p) => p.stream === "INGEST").map((p) => p.name);
+
+/**
+ * Appends an identity fact on its user's subject, expecting `version` as the subject's last
+ * sequence, and waits until `readModels` have applied it. Returns the fact's sequence, or null
+ * when another writer got there first (the caller waits for that write, reads again and decides
+ * again).
+ * @throws AppError 503 when the read models do not catch up in time (the fact is stored)
+ */
+export async function appendIdentityFact(
+  deps: ApiDeps,
+  subject: string,
+  version: number,
+  fact: IdentityFact,
+  readModels: string[],
+): Promise<number | null> {
+  const payload = JSON.stringify(fact);
+  let expected = version;
+  let seq: number | undefined;
+  // At most two tries: the second only when the stream no longer holds the subject's last fact.
+  for (let tries = 0; seq === undefined; tries += 1) {
+    try {
+      seq = (await append(deps.log, subject, payload, { expectedLastSeq: expected, msgId: fact.id })).seq;
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+      if (tries > 0 || error.actual === undefined || error.actual > expected) {
+        await deps.progress.waitFor(["app_users"], error.actual ?? expected + 1, 2_000);
+        return null;
+      }
+      // The subject's last message is older than the one the read model applied: the stream no
+      // longer holds it (age limit or purge). Nothing newer was written, so the stored last
+      // sequence is the one to expect.
+      expected = error.actual;
+    }
+  }
+  const visible = await deps.progress.waitFor(readModels, seq, deps.config.readYourWritesTimeoutMs);
+  if (!visible) throw unavailable("the change was saved but the read models are behind; retry the read shortly");
+  return seq;
+}

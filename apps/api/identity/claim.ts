@@ -1,0 +1,67 @@
+import type { UserClaimed } from "../../../domain/identity/events.ts";
+import { conflict, unavailable } from "../../../domain/shared/errors.ts";
+import { newId } from "../../../domain/shared/ids.ts";
+import { rememberClaim } from "../../../projections/app-users/claim-lookup.ts";
+import { countUserEvents, projectAppIds } from "../../../projections/app-users/claim-queries.ts";
+import { claimerOf, identityVersion } from "../../../projections/app-users/records.ts";
+import { PROJECTIONS } from "../../../projections/registry.ts";
+import type { ApiDeps } from "../deps.ts";
+import { appendIdentityFact, ATTEMPTS, ingestReadModels } from "./append.ts";
+import type { IdentityCaller } from "./caller.ts";
+import { withSubjectLock } from "./subject-lock.ts";
+
+/** How long a claim waits for acknowledged events to become countable before counting anyway. */
+const COUNT_WAIT_MS = 2_000;
+
+/**
+ * Lets the events read model apply every batch acknowledged before this moment, so the count
+ * includes events the SDK sent just before the claim.
+ */
+async function eventsCaughtUp(deps: ApiDeps): Promise<void> {
+  if (!PROJECTIONS.some((projection) => projection.name === "events")) return;
+  const head = (await deps.log.jsm.streams.info(deps.log.names.stream("INGEST"))).state.last_seq;
+  await deps.progress.waitFor(["events"], head, Math.min(COUNT_WAIT_MS, deps.config.readYourWritesTimeoutMs));
+}
+
+/**
+ * Claims `anonymousId` for `userId` across the project and returns how many events moved.
+ * The fact goes on the anonymous id's subject with optimistic concurrency, so two claims of one
+ * anonymous id are serialized: the log only ever holds valid claims. The count is taken from the
+ * events read model just before the append; the same rows are then moved by the events
+ * projector when it applies the fact. A claim already made answers 0 without a new fact, unless
+ * stray events still carry the anonymous id (sent through another API instance in the moment of
+ * the claim): then the claim is appended again to sweep them, and they are the count.
+ * @throws AppError 409 when another user already claimed the anonymous id
+ */
+export async function claim(deps: ApiDeps, caller: IdentityCaller, anonymousId: string, userId: string): Promise<number> {
+  const { projectId } = caller;
+  const subject = deps.log.names.identitySubject(projectId, anonymousId);
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    const count = await withSubjectLock(deps, subject, async (): Promise<number | null> => {
+      const version = await identityVersion(deps.pool, subject);
+      const claimer = await claimerOf(deps.pool, projectId, anonymousId);
+      if (claimer !== null && claimer !== userId) throw conflict("anonymous_id was already claimed by another user");
+      const appIds = await projectAppIds(deps.pool, projectId);
+      await eventsCaughtUp(deps);
+      const moved = await countUserEvents(deps.pool, appIds, anonymousId);
+      if (claimer === userId && moved === 0) return 0;
+      const fact: UserClaimed = {
+        type: "UserClaimed",
+        v: 1,
+        id: newId(),
+        team_id: caller.teamId,
+        project_id: projectId,
+        app_id: caller.appId,
+        at: new Date().toISOString(),
+        app_ids: [...appIds],
+        anonymous_id: anonymousId,
+        user_id: userId,
+      };
+      if ((await appendIdentityFact(deps, subject, version, fact, ingestReadModels())) === null) return null;
+      rememberClaim(deps.pool, projectId, anonymousId, userId);
+      return moved;
+    });
+    if (count !== null) return count;
+  }
+  throw unavailable("too much contention on this user; retry");
+}

@@ -1,0 +1,25 @@
+/**
+ * Runs writes to one identity subject one at a time within one API instance (`owner`, its deps).
+ * Optimistic concurrency alone makes N simultaneous writers of one user take N rounds, each
+ * costing a wait for the read model, and a burst (an SDK flushing queued property calls) runs out
+ * of attempts. Queuing them here leaves optimistic concurrency to settle races between instances.
+ */
+const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+export async function withSubjectLock<T>(owner: object, subject: string, work: () => Promise<T>): Promise<T> {
+  let tails = queues.get(owner);
+  if (!tails) {
+    tails = new Map();
+    queues.set(owner, tails);
+  }
+  const previous = tails.get(subject) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const tail = run.catch(() => undefined);
+  tails.set(subject, tail);
+  try {
+    return await run;
+  } finally {
+    // The last writer in the queue removes the entry, so idle users hold no memory.
+    if (tails.get(subject) === tail) tails.delete(subject);
+  }
+}

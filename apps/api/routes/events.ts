@@ -1,0 +1,121 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { ENVIRONMENTS, LEVELS } from "../../../domain/ingest/rules.ts";
+import { invalid, notFound } from "../../../domain/shared/errors.ts";
+import { timeOfId } from "../../../domain/shared/ids.ts";
+import { countEvents, eventById, listEvents, type EventCursor, type EventFilter, type EventRow, type Viewer } from "../../../projections/events/queries.ts";
+import { checkKeyRule, type Rule } from "../auth/access.ts";
+import { callerOf, requirePrincipal } from "../auth/principal.ts";
+import type { ApiDeps } from "../deps.ts";
+import { limitSchema, parseInstant } from "../listing.ts";
+import { enforceRateLimit, rateLimitIdentity } from "../rate-limit.ts";
+import { parse, uuid } from "../validation.ts";
+
+/** Any member may read events; keys need events:read. */
+const READ_EVENTS: Rule = { permission: "events:read", role: "member" };
+
+const filterQuery = z.object({
+  team_id: uuid.optional(),
+  project_id: uuid.optional(),
+  app_id: uuid.optional(),
+  level: z
+    .string()
+    .max(100)
+    .transform((value) => value.split(",").map((level) => level.trim()).filter(Boolean))
+    .refine((levels) => levels.every((level) => (LEVELS as readonly string[]).includes(level)), `must be one or more of ${LEVELS.join(", ")}`)
+    .optional(),
+  user_id: z.string().min(1).max(255).optional(),
+  session_id: uuid.transform((value) => value.toLowerCase()).optional(),
+  environment: z.enum(ENVIRONMENTS).optional(),
+  screen_name: z.string().min(1).max(255).optional(),
+  since: z.string().max(64).optional(),
+  until: z.string().max(64).optional(),
+  data_mode: z.enum(["production", "development", "all"]).default("production"),
+});
+
+const listQuery = filterQuery.extend({
+  cursor: z.string().min(1).max(100).optional(),
+  limit: limitSchema,
+  order: z.enum(["asc", "desc"]).default("desc"),
+});
+
+function toFilter(query: z.infer<typeof filterQuery>): EventFilter {
+  return {
+    teamId: query.team_id,
+    projectId: query.project_id,
+    appId: query.app_id,
+    levels: query.level,
+    userId: query.user_id,
+    sessionId: query.session_id,
+    environment: query.environment,
+    screenName: query.screen_name,
+    since: query.since === undefined ? undefined : parseInstant(query.since, "since"),
+    until: query.until === undefined ? undefined : parseInstant(query.until, "until"),
+    dataMode: query.data_mode,
+  };
+}
+
+/** `<timestamp>`, or `<timestamp>|<id>` when the page ended inside a run of equal timestamps. */
+function parseCursor(value: string | undefined): EventCursor | undefined {
+  if (value === undefined) return undefined;
+  const [timestamp, id, extra] = value.split("|");
+  const ms = timestamp && /^\d{4}-\d{2}-\d{2}T/.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
+  if (Number.isNaN(ms) || extra !== undefined || (id !== undefined && !uuid.safeParse(id).success)) {
+    throw invalid("cursor: not a cursor returned by this list");
+  }
+  return { timestamp: new Date(ms).toISOString(), id: id?.toLowerCase() };
+}
+
+/**
+ * The cursor is the last event's timestamp. When the next event has the same timestamp (a batch
+ * sent without timestamps shares the server time), a bare timestamp would skip it, so the cursor
+ * then also names the last id: `<timestamp>|<id>`.
+ */
+function pageOf(rows: readonly EventRow[], limit: number) {
+  const hasMore = rows.length > limit;
+  const events = hasMore ? rows.slice(0, limit) : rows;
+  if (!hasMore) return { events, cursor: null, has_more: false };
+  const last = events[events.length - 1]!;
+  const tied = rows[limit]!.timestamp === last.timestamp;
+  return { events, cursor: tied ? `${last.timestamp}|${last.id}` : last.timestamp, has_more: true };
+}
+
+/** GET /v1/events, /v1/events/count and /v1/events/:id (register with prefix /v1/events). */
+export function eventRoutes(deps: ApiDeps) {
+  /**
+   * Agent keys need events:read and see their team's apps; users see the apps of every team they
+   * belong to, whatever their role. Every call spends a rate-limit token.
+   */
+  async function viewerOf(request: FastifyRequest): Promise<Viewer> {
+    const caller = requirePrincipal(await callerOf(deps, request));
+    enforceRateLimit(deps, rateLimitIdentity(caller, request));
+    checkKeyRule(caller, READ_EVENTS);
+    return caller.kind === "user" ? { kind: "member", userId: caller.userId } : { kind: "team", teamId: caller.teamId };
+  }
+
+  return async (app: FastifyInstance) => {
+    app.get("/", async (request) => {
+      const viewer = await viewerOf(request);
+      const query = parse(listQuery, request.query, "query");
+      const page = { order: query.order, cursor: parseCursor(query.cursor), limit: query.limit };
+      const rows = await listEvents(deps.pool, viewer, toFilter(query), page);
+      return pageOf(rows, query.limit);
+    });
+
+    app.get("/count", async (request) => {
+      const viewer = await viewerOf(request);
+      const query = parse(filterQuery, request.query, "query");
+      return countEvents(deps.pool, viewer, toFilter(query));
+    });
+
+    app.get("/:id", async (request) => {
+      const viewer = await viewerOf(request);
+      const { id } = parse(z.object({ id: uuid }), request.params, "params");
+      // Event ids carry their timestamp; an id without one was never issued for an event.
+      const ms = timeOfId(id);
+      const event = ms === null ? null : await eventById(deps.pool, viewer, id.toLowerCase(), new Date(ms).toISOString());
+      if (!event) throw notFound("event");
+      return { ...event, attachments: [] };
+    });
+  };
+}

@@ -1,0 +1,112 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { METRIC_GROUP_BYS } from "../../../domain/metrics/aggregation.ts";
+import { METRIC_PHASES } from "../../../domain/metrics/derive.ts";
+import { notFound } from "../../../domain/shared/errors.ts";
+import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
+import { activeAppsByProject } from "../../../projections/derived-events/apps.ts";
+import { metricBySlug } from "../../../projections/directory/definition-queries.ts";
+import { aggregateMetric } from "../../../projections/metric-events/aggregate.ts";
+import { listMetricEvents } from "../../../projections/metric-events/list-queries.ts";
+import { checkKeyRule } from "../auth/access.ts";
+import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
+import type { ApiDeps } from "../deps.ts";
+import { limitSchema, parseInstant } from "../listing.ts";
+import { accessibleProject } from "../project-access.ts";
+import { parse, uuid } from "../validation.ts";
+import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
+import { DAY_MS, environmentFilter, narrowApps, requestedWindow, retentionDays, servedWindow, textFilter, windowFields } from "../analytics/params.ts";
+import { METRICS_READ } from "./metric-definitions.ts";
+
+const metricParams = z.object({ projectId: uuid, slug: z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") });
+
+const listQuery = z.object({
+  ...windowFields,
+  phase: z.enum(METRIC_PHASES).optional(),
+  tracking_id: textFilter,
+  user_id: textFilter,
+  environment: environmentFilter,
+  cursor: z.string().min(1).max(100).optional(),
+  limit: limitSchema,
+});
+
+const aggregateQuery = z.object({
+  ...windowFields,
+  app_id: uuid.optional(),
+  app_version: textFilter,
+  device_model: textFilter,
+  os_version: textFilter,
+  user_id: textFilter,
+  environment: environmentFilter,
+  group_by: z.enum(METRIC_GROUP_BYS).optional(),
+});
+
+/**
+ * GET /:slug/events and /:slug/query of /v1/projects/:projectId/metrics (a second plugin on the
+ * definitions' prefix). A metric must be defined to be queried; events older than the project's
+ * metric retention are not served.
+ */
+export function metricAnalyticsRoutes(deps: ApiDeps) {
+  /** The project (404 unless the caller may read its metrics), the defined metric's slug and the active apps. */
+  async function metricOf(request: FastifyRequest, principal: Principal) {
+    const { projectId, slug } = parse(metricParams, request.params, "params");
+    const project = await accessibleProject(deps, principal, projectId, METRICS_READ);
+    if (!(await metricBySlug(deps.pool, projectId, slug))) throw notFound("metric");
+    const apps = (await activeAppsByProject(deps.pool, [projectId])).get(projectId) ?? [];
+    return { project, slug, apps };
+  }
+
+  return async (app: FastifyInstance) => {
+    app.get("/:slug/events", async (request) => {
+      const caller = requirePrincipal(await callerOf(deps, request));
+      checkKeyRule(caller, METRICS_READ);
+      const query = parse(listQuery, request.query, "query");
+      const { project, slug, apps } = await metricOf(request, caller);
+      const now = Date.now();
+      const horizon = now - retentionDays(project, "metrics") * DAY_MS;
+      const since = Math.max(horizon, query.since === undefined ? horizon : parseInstant(query.since, "since", now).getTime());
+      const until = query.until === undefined ? undefined : parseInstant(query.until, "until", now);
+      const rows = await listMetricEvents(
+        deps.pool,
+        {
+          projectId: project.id,
+          appIds: apps,
+          slug,
+          since: new Date(since),
+          until,
+          dataMode: query.data_mode,
+          phase: query.phase,
+          trackingId: query.tracking_id,
+          userId: query.user_id,
+          environment: query.environment,
+        },
+        { cursor: parseTimeCursor(query.cursor), limit: query.limit },
+      );
+      const { items, cursor, has_more } = timePage(rows, query.limit);
+      return { events: items, cursor, has_more };
+    });
+
+    app.get("/:slug/query", async (request) => {
+      const caller = requirePrincipal(await callerOf(deps, request));
+      checkKeyRule(caller, METRICS_READ);
+      const query = parse(aggregateQuery, request.query, "query");
+      const { project, slug, apps } = await metricOf(request, caller);
+      const requested = requestedWindow(query, DAY_MS);
+      const window = servedWindow(project, "metrics", requested);
+      const scope = {
+        projectId: project.id,
+        appIds: window ? narrowApps(apps, query.app_id) : [],
+        dataMode: query.data_mode,
+        ...(window ?? requested),
+      };
+      const filters = {
+        appVersion: query.app_version,
+        deviceModel: query.device_model,
+        osVersion: query.os_version,
+        userId: query.user_id,
+        environment: query.environment,
+      };
+      return { slug, aggregation: await aggregateMetric(deps.pool, scope, slug, filters, query.group_by) };
+    });
+  };
+}

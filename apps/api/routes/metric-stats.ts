@@ -1,0 +1,103 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { DataMode, TimeWindow } from "../../../domain/analytics/window.ts";
+import { successRate } from "../../../domain/metrics/aggregation.ts";
+import { activeAppsByProject } from "../../../projections/derived-events/apps.ts";
+import { projectsOfTeams, type ProjectRow } from "../../../projections/directory/catalog-queries.ts";
+import { metricsOfProject, metricsOfTeams } from "../../../projections/directory/definition-queries.ts";
+import { outcomesBySlug, type OutcomeCounts } from "../../../projections/metric-events/stats-queries.ts";
+import { checkKeyRule, visibleTeams } from "../auth/access.ts";
+import { callerOf, requirePrincipal } from "../auth/principal.ts";
+import type { ApiDeps } from "../deps.ts";
+import { accessibleProject } from "../project-access.ts";
+import { parse, uuid } from "../validation.ts";
+import { DAY_MS, narrowApps, requestedWindow, scopeFields, servedWindow, windowFields } from "../analytics/params.ts";
+import { METRICS_READ } from "./metric-definitions.ts";
+
+type Request = { window: TimeWindow; dataMode: DataMode; appId?: string };
+
+/** Complete and fail counts of `slugs` in one project, within its retention and active apps. */
+async function projectOutcomes(deps: ApiDeps, project: ProjectRow, apps: readonly string[], slugs: readonly string[], request: Request) {
+  const window = servedWindow(project, "metrics", request.window);
+  const appIds = window ? narrowApps(apps, request.appId) : [];
+  return outcomesBySlug(deps.pool, { projectId: project.id, appIds, dataMode: request.dataMode, ...(window ?? request.window) }, slugs);
+}
+
+const statOf = (slug: string, counts: OutcomeCounts | undefined) => {
+  const complete = counts?.complete ?? 0;
+  const fail = counts?.fail ?? 0;
+  return { slug, complete_count: complete, fail_count: fail, success_rate: successRate(complete, fail) };
+};
+
+/** Projects of `teams`, narrowed to `projectId`, with their active apps. */
+async function projectsWithApps(deps: ApiDeps, teams: readonly string[], projectId?: string) {
+  const projects = (await projectsOfTeams(deps.pool, teams)).filter((project) => projectId === undefined || project.id === projectId.toLowerCase());
+  const apps = await activeAppsByProject(deps.pool, projects.map((project) => project.id));
+  return projects.map((project) => ({ project, apps: apps.get(project.id) ?? [] }));
+}
+
+/** GET /v1/projects/:projectId/metric-stats: one row per metric definition, zero-event ones included. */
+export function projectMetricStatsRoutes(deps: ApiDeps) {
+  return async (app: FastifyInstance) => {
+    app.get("/", async (request) => {
+      const caller = requirePrincipal(await callerOf(deps, request));
+      checkKeyRule(caller, METRICS_READ);
+      const { projectId } = parse(z.object({ projectId: uuid }), request.params, "params");
+      const query = parse(z.object(windowFields), request.query, "query");
+      const project = await accessibleProject(deps, caller, projectId, METRICS_READ);
+      const definitions = await metricsOfProject(deps.pool, projectId);
+      const apps = (await activeAppsByProject(deps.pool, [projectId])).get(projectId) ?? [];
+      const slugs = definitions.map((metric) => metric.slug);
+      const outcomes = await projectOutcomes(deps, project, apps, slugs, { window: requestedWindow(query, DAY_MS), dataMode: query.data_mode });
+      return { stats: slugs.map((slug) => statOf(slug, outcomes.get(slug))) };
+    });
+  };
+}
+
+/** GET /v1/metric-stats and GET /v1/metrics/completions/count (register with prefix /v1). */
+export function teamMetricAnalyticsRoutes(deps: ApiDeps) {
+  return async (app: FastifyInstance) => {
+    app.get("/metric-stats", async (request) => {
+      const caller = requirePrincipal(await callerOf(deps, request));
+      const query = parse(z.object({ ...windowFields, team_id: uuid }), request.query, "query");
+      const teams = await visibleTeams(deps, caller, METRICS_READ, query.team_id.toLowerCase());
+      if (teams.length === 0) return { stats: [] };
+      const window = requestedWindow(query, DAY_MS);
+      const definitions = await metricsOfTeams(deps.pool, teams);
+      const projects = await projectsWithApps(deps, teams);
+      const stats = await Promise.all(
+        projects.map(async ({ project, apps }) => {
+          const slugs = definitions.filter((metric) => metric.project_id === project.id).map((metric) => metric.slug);
+          const outcomes = await projectOutcomes(deps, project, apps, slugs, { window, dataMode: query.data_mode });
+          return slugs.map((slug) => ({ project_id: project.id, ...statOf(slug, outcomes.get(slug)) }));
+        }),
+      );
+      return { stats: stats.flat() };
+    });
+
+    app.get("/metrics/completions/count", async (request) => {
+      const caller = requirePrincipal(await callerOf(deps, request));
+      const query = parse(z.object({ ...windowFields, ...scopeFields }), request.query, "query");
+      const teams = await visibleTeams(deps, caller, METRICS_READ, query.team_id?.toLowerCase());
+      if (teams.length === 0) return { count: 0, failed: 0 };
+      const window = requestedWindow(query, DAY_MS);
+      const definitions = await metricsOfTeams(deps.pool, teams);
+      const projects = await projectsWithApps(deps, teams, query.project_id);
+      const perProject = await Promise.all(
+        projects.map(async ({ project, apps }) => {
+          const slugs = definitions.filter((metric) => metric.project_id === project.id).map((metric) => metric.slug);
+          return projectOutcomes(deps, project, apps, slugs, { window, dataMode: query.data_mode, appId: query.app_id });
+        }),
+      );
+      let count = 0;
+      let failed = 0;
+      for (const outcomes of perProject) {
+        for (const counts of outcomes.values()) {
+          count += counts.complete;
+          failed += counts.fail;
+        }
+      }
+      return { count, failed };
+    });
+  };
+}

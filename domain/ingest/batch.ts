@@ -1,0 +1,77 @@
+import { forbidden, invalid } from "../shared/errors.ts";
+import type { IngestedEvent } from "./events.ts";
+import { normalizeEvent, type NormalizeContext } from "./normalize.ts";
+import type { Platform } from "./rules.ts";
+
+export type TargetApp = { platform: Platform; bundle_id: string | null };
+
+/**
+ * Checks the request as a whole; a failure here rejects the batch (4xx) instead of single events.
+ * Returns the raw events for `normalizeBatch`.
+ * @throws AppError 400 for a malformed body or a missing bundle_id, 403 for another app's bundle_id
+ */
+export function readIngestRequest(body: unknown, app: TargetApp, maxEvents: number): unknown[] {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("body must be a JSON object");
+  const { bundle_id: bundleId, events } = body as Record<string, unknown>;
+  if (app.platform !== "backend") {
+    if (bundleId === undefined || bundleId === null || bundleId === "") throw invalid(`bundle_id is required for ${app.platform} apps`);
+    if (typeof bundleId !== "string") throw invalid("bundle_id must be a string");
+    // The client key is public (it ships inside the app), so the bundle check is what keeps one
+    // app's key from being used to post into another: a permission failure, not a bad field.
+    if (bundleId !== app.bundle_id) throw forbidden("bundle_id does not match the app of this key");
+  }
+  if (events === undefined || events === null) throw invalid("events is required");
+  if (!Array.isArray(events)) throw invalid("events must be an array");
+  if (events.length > maxEvents) throw invalid(`events must contain at most ${maxEvents} events`);
+  return events;
+}
+
+export type RejectedEvent = { index: number; message: string };
+
+export type BatchResult = {
+  /** Valid events to append, in request order, without repeats of a `client_event_id`. */
+  events: IngestedEvent[];
+  accepted: number;
+  rejected: number;
+  errors: RejectedEvent[];
+};
+
+/**
+ * Normalizes every event of a batch. Invalid events are reported as `events[<i>]: <reason>` and
+ * the rest still go through. In ingest mode a `client_event_id` repeated inside the batch keeps
+ * its first event; the repeats count as accepted (a duplicate is skipped silently, exactly as a
+ * duplicate of an earlier batch is skipped by the read model).
+ */
+export function normalizeBatch(raw: readonly unknown[], context: NormalizeContext): BatchResult {
+  const events: IngestedEvent[] = [];
+  const errors: RejectedEvent[] = [];
+  const seen = new Set<string>();
+  let accepted = 0;
+  raw.forEach((item, index) => {
+    const result = normalizeEvent(item, context);
+    if (!result.ok) {
+      errors.push({ index, message: `events[${index}]: ${result.reason}` });
+      return;
+    }
+    accepted += 1;
+    const clientId = result.event.client_event_id;
+    if (context.mode === "ingest" && clientId !== null) {
+      if (seen.has(clientId)) return;
+      seen.add(clientId);
+    }
+    events.push(result.event);
+  });
+  return { events, accepted, rejected: errors.length, errors };
+}
+
+/**
+ * `country_code` from the edge proxy's header: a two-letter code, or null when the header is
+ * missing, malformed, XX (unknown) or T1 (Tor). Backend apps call from servers, whose location
+ * says nothing about the user, so theirs is always null. Client-sent values are never read.
+ */
+export function countryCode(header: string | string[] | undefined, platform: Platform): string | null {
+  if (platform === "backend") return null;
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toUpperCase();
+  if (!value || !/^[A-Z]{2}$/.test(value) || value === "XX") return null;
+  return value;
+}

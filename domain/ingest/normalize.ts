@@ -1,0 +1,229 @@
+import { timeOrderedId } from "../shared/ids.ts";
+import type { IngestedEvent, IngestMode } from "./events.ts";
+import {
+  LEVELS,
+  MAX_ATTRIBUTE_KEY_CHARS,
+  MAX_ATTRIBUTE_VALUE_CHARS,
+  MAX_ATTRIBUTES,
+  MAX_FIELD_CHARS,
+  MAX_FUTURE_MS,
+  MAX_INGEST_PAST_MS,
+  MAX_MESSAGE_CHARS,
+  PLATFORM_ENVIRONMENTS,
+  type Environment,
+  type Level,
+  type Platform,
+} from "./rules.ts";
+
+export type NormalizeContext = { mode: IngestMode; platform: Platform; nowMs: number };
+
+export type Normalized = { ok: true; event: IngestedEvent } | { ok: false; reason: string };
+
+/** Thrown inside this module to stop at the first problem of an event; never escapes it. */
+class Rejected {
+  constructor(readonly reason: string) {}
+}
+
+// Date-time with an optional zone; a missing zone means UTC (never the server's local time).
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Validates one raw event and fills in what the server decides (id, default timestamp and
+ * environment). Hand-written rather than zod: it runs for every event on the ingest hot path.
+ */
+export function normalizeEvent(raw: unknown, context: NormalizeContext): Normalized {
+  try {
+    return { ok: true, event: normalize(raw, context) };
+  } catch (error) {
+    if (error instanceof Rejected) return { ok: false, reason: error.reason };
+    throw error;
+  }
+}
+
+function normalize(raw: unknown, context: NormalizeContext): IngestedEvent {
+  if (!isPlainObject(raw)) throw new Rejected("must be an object");
+  const message = raw.message;
+  if (message === undefined || message === null) throw new Rejected("message is required");
+  if (typeof message !== "string" || message.trim() === "") throw new Rejected("message must be a non-empty string");
+  if (message.length > MAX_MESSAGE_CHARS) throw new Rejected(`message must be at most ${MAX_MESSAGE_CHARS} characters`);
+
+  const level = raw.level;
+  if (level === undefined || level === null) throw new Rejected("level is required");
+  if (!LEVELS.includes(level as Level)) throw new Rejected(`level must be one of ${LEVELS.join(", ")}`);
+
+  if (raw.session_id === undefined || raw.session_id === null) throw new Rejected("session_id is required");
+  const sessionId = uuidField(raw.session_id, "session_id");
+  const clientEventId = raw.client_event_id === undefined || raw.client_event_id === null ? null : uuidField(raw.client_event_id, "client_event_id");
+
+  const { ms: timestampMs, iso } = timestampOf(raw.timestamp, context);
+  const timestamp = iso ?? new Date(timestampMs).toISOString();
+  // Fields are read one by one (not in a loop over names) so every access stays monomorphic: this
+  // runs for every ingested event.
+  return {
+    id: timeOrderedId(timestampMs),
+    client_event_id: clientEventId,
+    session_id: sessionId,
+    user_id: optionalString(raw.user_id, "user_id"),
+    level: level as Level,
+    source_module: optionalString(raw.source_module, "source_module"),
+    message,
+    screen_name: optionalString(raw.screen_name, "screen_name"),
+    custom_attributes: attributesOf(raw.custom_attributes),
+    environment: environmentOf(raw.environment, context.platform),
+    os_version: optionalString(raw.os_version, "os_version"),
+    app_version: optionalString(raw.app_version, "app_version"),
+    sdk_name: optionalString(raw.sdk_name, "sdk_name"),
+    sdk_version: optionalString(raw.sdk_version, "sdk_version"),
+    build_number: optionalString(raw.build_number, "build_number"),
+    device_model: optionalString(raw.device_model, "device_model"),
+    locale: optionalString(raw.locale, "locale"),
+    is_dev: isDevOf(raw.is_dev),
+    timestamp,
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function uuidField(value: unknown, field: string): string {
+  if (typeof value !== "string" || value.length !== 36) throw new Rejected(`${field} must be a UUID`);
+  // A character scan instead of a regular expression: two UUIDs per event on the hot path.
+  let upper = false;
+  for (let i = 0; i < 36; i += 1) {
+    const code = value.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (code !== 45) throw new Rejected(`${field} must be a UUID`);
+    } else if (code >= 65 && code <= 70) upper = true;
+    else if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) throw new Rejected(`${field} must be a UUID`);
+  }
+  return upper ? value.toLowerCase() : value;
+}
+
+/** Absent, null and "" all mean "not reported". */
+function optionalString(value: unknown, field: string): string | null {
+  if (value === undefined || value === null || value === "") return null;
+  if (typeof value !== "string") throw new Rejected(`${field} must be a string`);
+  if (value.length > MAX_FIELD_CHARS) throw new Rejected(`${field} must be at most ${MAX_FIELD_CHARS} characters`);
+  return value;
+}
+
+function environmentOf(value: unknown, platform: Platform): Environment {
+  const allowed = PLATFORM_ENVIRONMENTS[platform];
+  if (value === undefined || value === null || value === "") {
+    // A platform with a single environment implies it; an apple app must say which device family.
+    if (allowed.length === 1) return allowed[0]!;
+    throw new Rejected(`environment is required for ${platform} apps (${allowed.join(", ")})`);
+  }
+  if (!allowed.includes(value as Environment)) throw new Rejected(`environment must be one of ${allowed.join(", ")} for ${platform} apps`);
+  return value as Environment;
+}
+
+function isDevOf(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== "boolean") throw new Rejected("is_dev must be a boolean");
+  return value;
+}
+
+/** The event time in ms, and the input itself when it is already in the stored form. */
+function timestampOf(value: unknown, { mode, nowMs }: NormalizeContext): { ms: number; iso: string | null } {
+  if (value === undefined || value === null) return { ms: nowMs, iso: null };
+  const canonical = typeof value === "string" && isCanonical(value);
+  const ms = canonical ? canonicalMs : typeof value === "string" ? parseDateTime(value) : Number.NaN;
+  if (Number.isNaN(ms)) throw new Rejected("timestamp must be an ISO 8601 date-time");
+  if (ms > nowMs + MAX_FUTURE_MS) throw new Rejected("timestamp is more than 5 minutes in the future");
+  if (mode === "ingest" && ms < nowMs - MAX_INGEST_PAST_MS) throw new Rejected("timestamp is more than 30 days in the past");
+  if (ms < 0) throw new Rejected("timestamp must not be before 1970-01-01");
+  return { ms, iso: canonical ? (value as string) : null };
+}
+
+/** Epoch ms of any other ISO 8601 date-time (zone optional, meaning UTC), NaN when it is not one. */
+function parseDateTime(value: string): number {
+  const match = ISO_DATE_TIME.exec(value);
+  if (!match || !realDate(match[1]!) || digits(match[2]!, 0, 2) > 23) return Number.NaN;
+  return Date.parse(`${match[1]}T${match[2]}${match[3] ?? "Z"}`);
+}
+
+/** `YYYY-MM-DD` names a day that exists (Date.parse would roll Feb 30 over to March). */
+function realDate(date: string): boolean {
+  const year = digits(date, 0, 4);
+  const month = digits(date, 5, 2);
+  const day = digits(date, 8, 2);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+let canonicalMs = 0;
+
+/**
+ * Whether `value` is exactly the form toISOString writes (`YYYY-MM-DDTHH:MM:SS.mmmZ`), the one
+ * SDKs send, with real field values (no Feb 30, no 24:00); sets `canonicalMs`. Read digit by digit,
+ * because Date.parse plus the round trip through toISOString cost more than the rest of an event.
+ * Such a value is stored as it came.
+ */
+function isCanonical(value: string): boolean {
+  if (value.length !== 24 || value[4] !== "-" || value[7] !== "-" || value[10] !== "T" || value[13] !== ":" || value[16] !== ":" || value[19] !== "." || value[23] !== "Z") {
+    return false;
+  }
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 2);
+  const day = digits(value, 8, 2);
+  const hour = digits(value, 11, 2);
+  const minute = digits(value, 14, 2);
+  const second = digits(value, 17, 2);
+  const milli = digits(value, 20, 3);
+  if (year < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || milli < 0 || !realDate(value)) return false;
+  canonicalMs = Date.UTC(year, month - 1, day, hour, minute, second, milli);
+  // Date.UTC maps years 0-99 to 1900-1999; those are far outside every window anyway.
+  return year >= 100;
+}
+
+/** The decimal number in `value[start, start + length)`, or -1 when a character is not a digit. */
+function digits(value: string, start: number, length: number): number {
+  let result = 0;
+  for (let i = start; i < start + length; i += 1) {
+    const code = value.charCodeAt(i) - 48;
+    if (code < 0 || code > 9) return -1;
+    result = result * 10 + code;
+  }
+  return result;
+}
+
+/**
+ * String values are kept (truncated to 200 characters). Other values are not a reason to lose the
+ * event: numbers and booleans become their string form, arrays and objects their JSON text
+ * (truncated like any string), and null drops the key.
+ */
+function attributesOf(value: unknown): Record<string, string> {
+  // A null prototype: a key named "__proto__" stays an ordinary key.
+  const attributes: Record<string, string> = Object.create(null);
+  if (value === undefined || value === null) return attributes;
+  if (!isPlainObject(value)) throw new Rejected("custom_attributes must be an object");
+  const keys = Object.keys(value);
+  if (keys.length > MAX_ATTRIBUTES) throw new Rejected(`custom_attributes must have at most ${MAX_ATTRIBUTES} keys`);
+  for (const key of keys) {
+    if (key.length === 0 || key.length > MAX_ATTRIBUTE_KEY_CHARS) {
+      throw new Rejected(`custom_attributes keys must be 1 to ${MAX_ATTRIBUTE_KEY_CHARS} characters`);
+    }
+    const item = value[key];
+    if (item === null || item === undefined) continue;
+    const text = typeof item === "string" ? item : typeof item === "object" ? JSON.stringify(item) : String(item);
+    attributes[key] = truncate(text, MAX_ATTRIBUTE_VALUE_CHARS);
+  }
+  return attributes;
+}
+
+/** Cuts to `max` characters (code points), never splitting a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = 0;
+  let count = 0;
+  while (end < text.length && count < max) {
+    const code = text.charCodeAt(end);
+    end += code >= 0xd800 && code <= 0xdbff && end + 1 < text.length ? 2 : 1;
+    count += 1;
+  }
+  return text.slice(0, end);
+}

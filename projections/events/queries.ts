@@ -1,0 +1,148 @@
+import { sql, type CommonQueryMethods, type DatabasePool } from "slonik";
+import { z } from "zod";
+import { ENVIRONMENTS, LEVELS } from "../../domain/ingest/rules.ts";
+
+/** Whose apps a query may see: an agent key sees its team, a user every team they belong to. */
+export type Viewer = { kind: "team"; teamId: string } | { kind: "member"; userId: string };
+
+export type DataMode = "production" | "development" | "all";
+
+export type EventFilter = {
+  teamId?: string;
+  projectId?: string;
+  appId?: string;
+  levels?: string[];
+  userId?: string;
+  sessionId?: string;
+  environment?: string;
+  screenName?: string;
+  since?: Date;
+  until?: Date;
+  dataMode: DataMode;
+};
+
+/** Position after the last row of the previous page; `id` breaks ties between equal timestamps. */
+export type EventCursor = { timestamp: string; id?: string };
+
+const eventRow = z.object({
+  id: z.string(),
+  app_id: z.string(),
+  client_event_id: z.string().nullable(),
+  session_id: z.string(),
+  user_id: z.string().nullable(),
+  api_key_id: z.string(),
+  level: z.enum(LEVELS),
+  source_module: z.string().nullable(),
+  message: z.string(),
+  screen_name: z.string().nullable(),
+  custom_attributes: z.record(z.string()),
+  environment: z.enum(ENVIRONMENTS),
+  os_version: z.string().nullable(),
+  app_version: z.string().nullable(),
+  sdk_name: z.string().nullable(),
+  sdk_version: z.string().nullable(),
+  build_number: z.string().nullable(),
+  device_model: z.string().nullable(),
+  locale: z.string().nullable(),
+  country_code: z.string().nullable(),
+  is_dev: z.boolean(),
+  timestamp: z.string(),
+  received_at: z.string(),
+});
+export type EventRow = z.infer<typeof eventRow>;
+
+const COLUMNS = sql.fragment`
+  e.id, e.app_id, e.client_event_id, e.session_id, e.user_id, e.api_key_id, e.level, e.source_module, e.message,
+  e.screen_name, e.custom_attributes, e.environment, e.os_version, e.app_version, e.sdk_name, e.sdk_version,
+  e.build_number, e.device_model, e.locale, e.country_code, e.is_dev, e."timestamp", e.received_at`;
+
+/** The ids of the active apps the viewer may read, narrowed by the team/project/app filters. */
+function visibleApps(viewer: Viewer, filter: EventFilter) {
+  const conditions = [sql.fragment`a.deleted_at is null`];
+  if (viewer.kind === "team") conditions.push(sql.fragment`a.team_id = ${viewer.teamId}`);
+  else {
+    conditions.push(sql.fragment`a.team_id in (
+      select m.team_id from team_members m join teams t on t.id = m.team_id and t.deleted_at is null
+       where m.user_id = ${viewer.userId})`);
+  }
+  if (filter.teamId) conditions.push(sql.fragment`a.team_id = ${filter.teamId}`);
+  if (filter.projectId) conditions.push(sql.fragment`a.project_id = ${filter.projectId}`);
+  if (filter.appId) conditions.push(sql.fragment`a.id = ${filter.appId}`);
+  return sql.fragment`select a.id from apps a where ${sql.join(conditions, sql.fragment` and `)}`;
+}
+
+function eventConditions(filter: EventFilter) {
+  const conditions = [];
+  if (filter.levels && filter.levels.length > 0) conditions.push(sql.fragment`e.level = any(${sql.array(filter.levels, "text")})`);
+  if (filter.userId !== undefined) conditions.push(sql.fragment`e.user_id = ${filter.userId}`);
+  if (filter.sessionId !== undefined) conditions.push(sql.fragment`e.session_id = ${filter.sessionId}`);
+  if (filter.environment !== undefined) conditions.push(sql.fragment`e.environment = ${filter.environment}`);
+  if (filter.screenName !== undefined) conditions.push(sql.fragment`e.screen_name = ${filter.screenName}`);
+  if (filter.since) conditions.push(sql.fragment`e."timestamp" >= ${filter.since.toISOString()}::timestamptz`);
+  if (filter.until) conditions.push(sql.fragment`e."timestamp" <= ${filter.until.toISOString()}::timestamptz`);
+  if (filter.dataMode === "production") conditions.push(sql.fragment`e.is_dev = false`);
+  if (filter.dataMode === "development") conditions.push(sql.fragment`e.is_dev = true`);
+  return conditions;
+}
+
+function cursorCondition(cursor: EventCursor, order: "asc" | "desc") {
+  const after = order === "desc" ? sql.fragment`<` : sql.fragment`>`;
+  const through = order === "desc" ? sql.fragment`<=` : sql.fragment`>=`;
+  const at = sql.fragment`${cursor.timestamp}::timestamptz`;
+  if (cursor.id === undefined) return sql.fragment`e."timestamp" ${after} ${at}`;
+  // The plain bound lets the time index do the work; the row comparison breaks the tie.
+  return sql.fragment`e."timestamp" ${through} ${at} and (e."timestamp", e.id) ${after} (${at}, ${cursor.id}::uuid)`;
+}
+
+/**
+ * One page of events ordered by (timestamp, id), fetching limit + 1 rows so the caller knows if
+ * more exist. Each visible app is read through its own walk of the (app_id, timestamp) index
+ * (a lateral join) and the walks are merged, so the cost depends on the page size, not on how
+ * many events the apps hold.
+ */
+export function listEvents(db: CommonQueryMethods, viewer: Viewer, filter: EventFilter, page: { order: "asc" | "desc"; cursor?: EventCursor; limit: number }) {
+  const conditions = [sql.fragment`e.app_id = s.id`, ...eventConditions(filter)];
+  if (page.cursor) conditions.push(cursorCondition(page.cursor, page.order));
+  const direction = page.order === "desc" ? sql.fragment`desc` : sql.fragment`asc`;
+  return db.any(sql.type(eventRow)`
+    select ${COLUMNS} from (${visibleApps(viewer, filter)}) s
+     cross join lateral (
+       select ${COLUMNS} from events e
+        where ${sql.join(conditions, sql.fragment` and `)}
+        order by e."timestamp" ${direction}, e.id ${direction} limit ${page.limit + 1}
+     ) e
+     order by e."timestamp" ${direction}, e.id ${direction} limit ${page.limit + 1}`);
+}
+
+const countRow = z.object({ count: z.number(), unique_users: z.number(), unique_sessions: z.number() });
+
+/**
+ * `{count, unique_users, unique_sessions}` in one pass: grouping sets build the distinct users and
+ * the distinct sessions in two hash tables during a single scan (count(distinct) would sort twice).
+ * JIT is off because compiling costs more than it saves at these row counts.
+ */
+export function countEvents(pool: DatabasePool, viewer: Viewer, filter: EventFilter) {
+  const conditions = [sql.fragment`e.app_id in (${visibleApps(viewer, filter)})`, ...eventConditions(filter)];
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.unsafe`set local jit = off`);
+    await tx.query(sql.unsafe`set local work_mem = '64MB'`);
+    return tx.one(sql.type(countRow)`
+      select coalesce(sum(n) filter (where g = 1), 0)::bigint as count,
+             count(*) filter (where g = 1 and u is not null) as unique_users,
+             count(*) filter (where g = 2) as unique_sessions
+        from (select e.user_id as u, count(*) as n, grouping(e.user_id, e.session_id) as g
+                from events e where ${sql.join(conditions, sql.fragment` and `)}
+               group by grouping sets ((e.user_id), (e.session_id))) groups`);
+  });
+}
+
+/**
+ * One event by id, if the viewer may read its app. The id's time prefix is the event's
+ * timestamp, which selects the month partition and the (app_id, timestamp) index entry.
+ */
+export function eventById(db: CommonQueryMethods, viewer: Viewer, id: string, timestamp: string) {
+  return db.maybeOne(sql.type(eventRow.extend({ project_id: z.string() }))`
+    select ${COLUMNS}, e.project_id from events e
+     where e.app_id in (${visibleApps(viewer, { dataMode: "all" })})
+       and e."timestamp" = ${timestamp}::timestamptz and e.id = ${id}::uuid`);
+}

@@ -1,0 +1,86 @@
+import type { DatabasePool } from "slonik";
+import { orderBreakdown, stepAnalytics, type FunnelBreakdown, type FunnelMode, type StepAnalytics, type StepFilter } from "../../domain/funnels/analytics.ts";
+import { closedStepsReached, type StepEvent } from "../../domain/funnels/walk.ts";
+import { analyticsRead } from "../derived-events/sql.ts";
+import { closedCountsQuery, completionsQuery, openCountsQuery, stepEventsOfUsersQuery, type FunnelScope } from "./analytics-queries.ts";
+
+export type FunnelStepDefinition = { name: string; event_filter: StepFilter };
+
+export type FunnelAnalytics = {
+  funnel: string;
+  mode: FunnelMode;
+  total_users: number;
+  steps: StepAnalytics[];
+  breakdown?: { key: FunnelBreakdown; value: string | null; total_users: number; steps: StepAnalytics[] }[];
+};
+
+/** Users reaching each step per breakdown value (one entry, value null, without a breakdown). */
+type Counts = Map<string | null, number[]>;
+
+/**
+ * Users per step in one mode. Closed funnels come back with the few users whose order the
+ * first and last step times cannot settle; their events are read and walked here.
+ */
+async function countUsers(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[], mode: FunnelMode, breakdown?: FunnelBreakdown): Promise<Counts> {
+  const query = mode === "open" ? openCountsQuery(scope, filters, breakdown) : closedCountsQuery(scope, filters, breakdown);
+  const counts: Counts = new Map();
+  const unresolved = new Set<string>();
+  for (const row of await analyticsRead(pool, query)) {
+    if (row.unresolved_user !== null) {
+      unresolved.add(JSON.stringify([row.unresolved_user, row.value]));
+      if (!counts.has(row.value)) counts.set(row.value, filters.map(() => 0));
+      continue;
+    }
+    counts.set(row.value, filters.map((_, k) => Number(row[`c${k}`] ?? 0)));
+  }
+  if (unresolved.size === 0) return counts;
+  const users = [...new Set([...unresolved].map((key) => (JSON.parse(key) as [string, string | null])[0]))];
+  const events = new Map<string, StepEvent[]>();
+  for (const event of await analyticsRead(pool, stepEventsOfUsersQuery(scope, filters, users, breakdown))) {
+    const key = JSON.stringify([event.user_id, event.value]);
+    if (!unresolved.has(key)) continue;
+    events.set(key, [...(events.get(key) ?? []), event]);
+  }
+  for (const [key, userEvents] of events) {
+    const value = (JSON.parse(key) as [string, string | null])[1];
+    const row = counts.get(value) ?? filters.map(() => 0);
+    const reached = closedStepsReached(userEvents, filters);
+    for (let k = 0; k < reached; k += 1) row[k] = (row[k] ?? 0) + 1;
+    counts.set(value, row);
+  }
+  return counts;
+}
+
+/** Step analytics of a funnel over the scope, with a breakdown by environment or app version when asked. */
+export async function funnelAnalytics(
+  pool: DatabasePool,
+  scope: FunnelScope,
+  funnel: { name: string; steps: readonly FunnelStepDefinition[] },
+  mode: FunnelMode,
+  breakdown?: FunnelBreakdown,
+): Promise<FunnelAnalytics> {
+  const filters = funnel.steps.map((step) => step.event_filter);
+  const names = funnel.steps.map((step) => step.name);
+  const none: Counts = new Map();
+  const [overall, grouped] = await Promise.all([
+    scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, mode),
+    breakdown === undefined || scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, mode, breakdown),
+  ]);
+  const steps = stepAnalytics(names, overall.get(null) ?? filters.map(() => 0));
+  const result: FunnelAnalytics = { funnel: funnel.name, mode, total_users: steps[0]?.unique_users ?? 0, steps };
+  if (breakdown !== undefined) {
+    const rows = [...grouped].map(([value, users]) => {
+      const groupSteps = stepAnalytics(names, users);
+      return { key: breakdown, value, total_users: groupSteps[0]?.unique_users ?? 0, steps: groupSteps };
+    });
+    result.breakdown = orderBreakdown(rows.filter((row) => row.steps.some((step) => step.unique_users > 0)));
+  }
+  return result;
+}
+
+/** Users who did the funnel's last step, and who did its first or last step, in the scope. */
+export async function funnelCompletions(pool: DatabasePool, scope: FunnelScope, steps: readonly StepFilter[]): Promise<{ count: number; started: number }> {
+  if (scope.appIds.length === 0 || steps.length === 0) return { count: 0, started: 0 };
+  const [row] = await analyticsRead(pool, completionsQuery(scope, steps));
+  return { count: row?.count ?? 0, started: row?.started ?? 0 };
+}
