@@ -8,6 +8,7 @@ import { PROJECTIONS } from "../projections/registry.ts";
 import { connectLog, type Log } from "../streams/connection.ts";
 import { ensureStreams } from "../streams/ensure.ts";
 import { ProjectorRunner } from "../streams/project.ts";
+import { ProjectorLocks } from "../streams/projector-locks.ts";
 import { buildApp } from "./api/app.ts";
 import { createSessionTokens } from "./api/auth/jwt.ts";
 import { KeyUsage } from "./api/auth/key-usage.ts";
@@ -50,9 +51,10 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
   let app: FastifyInstance | undefined;
   let url: string | undefined;
 
+  const locks = new ProjectorLocks(config.databaseUrl);
   if (parts.includes("projector")) {
     for (const projection of PROJECTIONS) {
-      const runner = new ProjectorRunner({ ...infra, databaseUrl: config.databaseUrl, logger: infra.logger }, projection);
+      const runner = new ProjectorRunner({ ...infra, locks, logger: infra.logger }, projection);
       runner.start();
       runners.push(runner);
     }
@@ -99,6 +101,7 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
     (closing ??= (async () => {
       for (const closer of closers) await closer();
       await Promise.all(runners.map((runner) => runner.stop()));
+      await locks.close();
       await infra.pool.end();
       await infra.log.close();
     })());

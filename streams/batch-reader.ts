@@ -2,11 +2,12 @@ import type { JsMsg } from "@nats-io/jetstream";
 
 /**
  * Turns a consumer's message iterator into batches: `next()` waits for at least one message and
- * returns everything buffered (up to `max`). The pump pauses at `highWater`, so a replay from
- * sequence 1 never buffers a whole stream in memory.
+ * returns everything buffered (up to `max`). The pump pauses once `highWaterBytes` of payload are
+ * buffered, so a replay from sequence 1 never holds a whole stream in memory.
  */
 export class BatchReader {
   #queue: JsMsg[] = [];
+  #bufferedBytes = 0;
   #wakeReader: (() => void) | undefined;
   #resumePump: (() => void) | undefined;
   #ended = false;
@@ -14,7 +15,7 @@ export class BatchReader {
 
   constructor(
     messages: AsyncIterable<JsMsg>,
-    private readonly highWater = 4_000,
+    private readonly highWaterBytes = 4 * 1024 * 1024,
   ) {
     void this.#pump(messages);
   }
@@ -30,6 +31,7 @@ export class BatchReader {
       await new Promise<void>((resolve) => (this.#wakeReader = resolve));
     }
     const batch = this.#queue.splice(0, max);
+    for (const message of batch) this.#bufferedBytes -= message.data.length;
     const resume = this.#resumePump;
     this.#resumePump = undefined;
     resume?.();
@@ -40,8 +42,9 @@ export class BatchReader {
     try {
       for await (const message of messages) {
         this.#queue.push(message);
+        this.#bufferedBytes += message.data.length;
         this.#wake();
-        if (this.#queue.length >= this.highWater) await new Promise<void>((resolve) => (this.#resumePump = resolve));
+        if (this.#bufferedBytes >= this.highWaterBytes) await new Promise<void>((resolve) => (this.#resumePump = resolve));
       }
     } catch (error) {
       this.#error = error;

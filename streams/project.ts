@@ -1,12 +1,12 @@
 import { DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import type { QueuedIterator, Status } from "@nats-io/transport-node";
-import pg from "pg";
 import type { Logger } from "pino";
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
 import { z } from "zod";
 import { generationSchema, type Fact, type Projection } from "../projections/_runtime/projection.ts";
 import { BatchReader } from "./batch-reader.ts";
 import type { Log } from "./connection.ts";
+import type { ProjectorLocks } from "./projector-locks.ts";
 
 const DEFAULT_MAX_BATCH = 2_000;
 
@@ -104,19 +104,21 @@ export function toFact(message: JsMsg): Fact {
   return { seq: message.seq, subject: message.subject, data: message.data };
 }
 
+/** Bytes a reader pulls and buffers ahead of its projector: bounded in bytes, since an ingest fact is ~30 kB and a domain fact ~300 B. */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+
 /**
- * Opens an ordered consumer on the projection's stream from `startSeq`. The pull size and the
- * read-ahead buffer follow the projection's batch size, so large facts (ingest batches of ~30 kB)
- * are not buffered by the thousand.
+ * Opens an ordered consumer on the projection's stream from `startSeq`. Pulls are sized in bytes,
+ * so several readers of large ingest facts in one process keep a few megabytes each in memory,
+ * not thousands of facts.
  */
 export async function openReader(log: Log, projection: Projection, startSeq: number) {
   const consumer = await log.js.consumers.get(log.names.stream(projection.stream), {
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: Math.max(1, startSeq),
   });
-  const batch = batchSizeOf(projection);
-  const messages = await consumer.consume({ max_messages: Math.min(1_000, 2 * batch) });
-  return { reader: new BatchReader(messages, 2 * batch), stop: () => messages.stop() };
+  const messages = await consumer.consume({ max_bytes: READ_AHEAD_BYTES });
+  return { reader: new BatchReader(messages, READ_AHEAD_BYTES), stop: () => messages.stop() };
 }
 
 /**
@@ -132,7 +134,7 @@ export class ProjectorRunner {
   readonly #log: Logger;
 
   constructor(
-    private readonly deps: { log: Log; pool: DatabasePool; databaseUrl: string; logger: Logger },
+    private readonly deps: { log: Log; pool: DatabasePool; locks: ProjectorLocks; logger: Logger },
     readonly projection: Projection,
   ) {
     this.#log = deps.logger.child({ component: "projector", projection: projection.name });
@@ -182,11 +184,9 @@ export class ProjectorRunner {
   async #run(): Promise<void> {
     let backoff = 100;
     while (!this.#stopped) {
-      const lockClient = new pg.Client({ connectionString: this.deps.databaseUrl });
-      lockClient.on("error", () => this.#stopCurrent?.());
+      const lockName = `projector:${this.projection.name}`;
       try {
-        await lockClient.connect();
-        if (!(await this.#takeLock(lockClient))) {
+        if (!(await this.deps.locks.tryAcquire(lockName, () => this.#stopCurrent?.()))) {
           await this.#sleep(1_000);
           continue;
         }
@@ -198,16 +198,9 @@ export class ProjectorRunner {
         await this.#sleep(backoff);
         backoff = Math.min(backoff * 2, 5_000);
       } finally {
-        await lockClient.end().catch(() => undefined);
+        await this.deps.locks.release(lockName);
       }
     }
-  }
-
-  async #takeLock(client: pg.Client): Promise<boolean> {
-    const { rows } = await client.query<{ locked: boolean }>("select pg_try_advisory_lock(hashtext($1)) as locked", [
-      `projector:${this.projection.name}`,
-    ]);
-    return rows[0]!.locked;
   }
 
   async #follow(): Promise<void> {

@@ -35,8 +35,6 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
     NAMESPACE: `t${randomBytes(5).toString("hex")}`,
     MAIL_OUTBOX_DIR: outbox,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
-    // Test files run in parallel against one Postgres (100 connections by default): keep pools small.
-    DATABASE_POOL_SIZE: "6",
     ...overrides,
   });
 }
