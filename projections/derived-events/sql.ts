@@ -1,5 +1,5 @@
 import { sql, type DatabasePool, type FragmentSqlToken, type QuerySqlToken } from "slonik";
-import type { ZodTypeAny } from "zod";
+import { z, type ZodTypeAny } from "zod";
 import type { DataMode } from "../../domain/analytics/window.ts";
 
 export const and = (conditions: readonly FragmentSqlToken[]) => sql.join(conditions, sql.fragment` and `);
@@ -23,4 +23,16 @@ export function analyticsRead<T extends ZodTypeAny>(pool: DatabasePool, query: Q
     await tx.query(sql.unsafe`select set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('enable_partitionwise_aggregate', 'on', true)`);
     return tx.any(query);
   });
+}
+
+/**
+ * Reads every row of `query` as one JSON array in one row, parsed and validated here. A grouped
+ * query can return thousands of rows: slonik validates each row with zod's async parser, which
+ * costs ten times the synchronous one and more than Postgres spends on the query. The array is
+ * built after the query's own (possibly parallel) aggregation, so it does not change the plan.
+ */
+export async function analyticsRows<T extends ZodTypeAny>(pool: DatabasePool, query: FragmentSqlToken, row: T): Promise<z.infer<T>[]> {
+  const [result] = await analyticsRead(pool, sql.type(z.object({ rows: z.string() }))`
+    select coalesce(json_agg(r), '[]'::json)::text as rows from (${query}) r`);
+  return z.array(row).parse(JSON.parse(result?.rows ?? "[]"));
 }

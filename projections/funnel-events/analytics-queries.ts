@@ -1,7 +1,7 @@
 import { sql, type FragmentSqlToken } from "slonik";
 import { z } from "zod";
 import type { DataMode, TimeWindow } from "../../domain/analytics/window.ts";
-import type { FunnelBreakdown, FunnelMode, StepFilter } from "../../domain/funnels/analytics.ts";
+import type { FunnelBreakdown, StepFilter } from "../../domain/funnels/analytics.ts";
 import { and, dataModeCondition, iso } from "../derived-events/sql.ts";
 
 /** Where a funnel query reads: one project's active apps, a retained window, filters. */
@@ -62,69 +62,81 @@ function highestStep(steps: readonly StepFilter[]): FragmentSqlToken {
 }
 
 /**
- * Open funnels, one pass: per user (and breakdown value) the highest step they did in the
- * window; a user counts at every step up to it, so counts never grow from one step to the next.
+ * Open funnels, one pass: per user (and breakdown value) the highest step they did in the window.
+ * Rows are (value, reached, users) with `reached` = highest step + 1; a user counts at every step
+ * below `reached`, so counts never grow from one step to the next.
  */
 export function openCountsQuery(scope: FunnelScope, steps: readonly StepFilter[], breakdown?: FunnelBreakdown) {
-  const counts = steps.map((_, k) => sql.fragment`count(*) filter (where u.reached >= ${k}::int) as ${id(`c${k}`)}`);
-  return sql.type(funnelCountsRow)`
-    select u.value, null::text as unresolved_user, ${sql.join(counts, sql.fragment`, `)}
+  return sql.fragment`
+    select u.value, null::text as unresolved_user, u.reached + 1 as reached, count(*) as users
       from (
         select e.user_id, ${breakdownColumn(breakdown, "e")} as value, max(${highestStep(steps)}) as reached
           from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
          group by 1, 2
       ) u
-     group by u.value`;
+     where u.reached is not null
+     group by 1, 2, 3`;
 }
 
 /**
- * Closed funnels, one pass: t0 is a user's first step-0 time, t(k) the first step-k time
- * strictly after t(k-1). From each step's first and last time alone that is decided for nearly
- * every user: the first time when it follows t(k-1), none when even the last does not. Only when
- * the step happened both before and after t(k-1) are the times in between needed: such users are
- * left out of the counts and returned one per row in `unresolved_user`, for the caller to walk
- * their events. (Grouping by them rather than collecting them with array_agg keeps the whole
- * query parallel: Postgres 15 cannot split array_agg across workers.)
+ * Closed funnels, one pass. t0 is a user's first step-0 time and t(k) the first step-k time
+ * strictly after t(k-1). While every step's first time m(k) follows the previous one, t(k) is m(k):
+ * a user reaches step k exactly when m(0) < m(1) < ... < m(k). Where that breaks, at step k with
+ * m(k) <= m(k-1), the user has no later step-k event when even the last one, x(k), is not after
+ * m(k-1); only if it is (the step happened both before and after) are the times in between
+ * needed. Such users are grouped one per row in `unresolved_user` for the caller to walk their
+ * events; every condition refers to m and x only, so the expressions grow linearly with the steps.
  */
 export function closedCountsQuery(scope: FunnelScope, steps: readonly StepFilter[], breakdown?: FunnelBreakdown) {
   const times = steps.flatMap((step, k) => {
     const first = sql.fragment`min(e."timestamp") filter (where ${matches(step, "e")}) as ${id(`m${k}`)}`;
     return k === 0 ? [first] : [first, sql.fragment`max(e."timestamp") filter (where ${matches(step, "e")}) as ${id(`x${k}`)}`];
   });
-  const chain = steps.slice(1).map((_, index) => {
-    const k = index + 1;
-    const [previous, first, last] = [sql.fragment`${id(`c${k - 1}`)}.t`, sql.fragment`u.${id(`m${k}`)}`, sql.fragment`u.${id(`x${k}`)}`];
-    return sql.fragment`
-      cross join lateral (
-        select case when ${first} > ${previous} then ${first} end as t,
-               ${id(`c${k - 1}`)}.unresolved or coalesce(${first} <= ${previous} and ${last} > ${previous}, false) as unresolved
-      ) ${id(`c${k}`)}`;
-  });
-  const final = id(`c${steps.length - 1}`);
-  const counts = steps.map((_, k) => sql.fragment`count(${id(`c${k}`)}.t) filter (where not ${final}.unresolved) as ${id(`c${k}`)}`);
-  return sql.type(funnelCountsRow)`
-    select u.value, case when ${final}.unresolved then u.user_id end as unresolved_user, ${sql.join(counts, sql.fragment`, `)}
+  const m = (k: number, alias = "u") => sql.fragment`${sql.identifier([alias, `m${k}`])}`;
+  const x = (k: number) => sql.fragment`${sql.identifier(["r", `x${k}`])}`;
+  const breaks = steps.slice(1).map((_, index) => sql.fragment`when not coalesce(${m(index + 1)} > ${m(index)}, false) then ${index + 1}::int`);
+  const reached = sql.fragment`case when ${m(0)} is null then 0 ${sql.join(breaks, sql.fragment` `)} else ${steps.length}::int end`;
+  const interleaved = steps.slice(1).map((_, index) => sql.fragment`when ${index + 1}::int then coalesce(${x(index + 1)} > ${m(index, "r")}, false)`);
+  const unresolved = steps.length === 1 ? sql.fragment`false` : sql.fragment`case r.reached ${sql.join(interleaved, sql.fragment` `)} else false end`;
+  return sql.fragment`
+    select r.value, case when ${unresolved} then r.user_id end as unresolved_user, r.reached, count(*) as users
       from (
-        select e.user_id, ${breakdownColumn(breakdown, "e")} as value, ${sql.join(times, sql.fragment`, `)}
-          from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
-         group by 1, 2
-      ) u
-      cross join lateral (select u.m0 as t, false as unresolved) c0
-      ${sql.join(chain, sql.fragment` `)}
-     group by 1, 2`;
+        select u.*, ${reached} as reached
+          from (
+            select e.user_id, ${breakdownColumn(breakdown, "e")} as value, ${sql.join(times, sql.fragment`, `)}
+              from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
+             group by 1, 2
+          ) u
+      ) r
+     where r.reached > 0
+     group by 1, 2, 3`;
 }
 
-export const funnelCountsRow = z.object({ value: z.string().nullable(), unresolved_user: z.string().nullable() }).catchall(z.unknown());
+/** A row of the counts queries: users who reached exactly `reached` steps, or one unresolved user. */
+export const countsRow = z.object({ value: z.string().nullable(), unresolved_user: z.string().nullable(), reached: z.number(), users: z.number() });
 
-const stepEventRow = z.object({ user_id: z.string(), value: z.string().nullable(), step_name: z.string(), screen_name: z.string().nullable(), time: z.number() });
+export const userEvents = z.object({
+  user_id: z.string(),
+  value: z.string().nullable(),
+  events: z.array(z.tuple([z.string(), z.string().nullable(), z.number()])),
+});
 
-/** Every step event in the scope of the given users, for walking their funnels one by one. */
+/**
+ * Every step event in the scope of the given users, for walking their funnels one by one: one
+ * (app_id, user_id, timestamp) index walk per user, in that user's partition only. The users are
+ * few and the events many; `offset 0` keeps the planner from turning the walks into a hash join
+ * over every event of the window.
+ */
 export function stepEventsOfUsersQuery(scope: FunnelScope, steps: readonly StepFilter[], userIds: readonly string[], breakdown?: FunnelBreakdown) {
-  return sql.type(stepEventRow)`
-    select e.user_id, ${breakdownColumn(breakdown, "e")} as value, e.step_name, e.screen_name,
-           (extract(epoch from e."timestamp") * 1000)::float8 as time
-      from funnel_events e
-     where ${and([...scopeConditions(scope, "e"), anyStep(steps), sql.fragment`e.user_id = any(${sql.array(userIds, "text")})`])}`;
+  return sql.fragment`
+    select x.user_id, ${breakdownColumn(breakdown, "e")} as value,
+           json_agg(json_build_array(e.step_name, e.screen_name, (extract(epoch from e."timestamp") * 1000)::float8)) as events
+      from unnest(${sql.array(userIds, "text")}) as x(user_id)
+      cross join lateral (
+        select e.* from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps), sql.fragment`e.user_id = x.user_id`])}
+        offset 0
+      ) e
+     group by 1, 2`;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { DatabasePool } from "slonik";
 import { orderBreakdown, stepAnalytics, type FunnelBreakdown, type FunnelMode, type StepAnalytics, type StepFilter } from "../../domain/funnels/analytics.ts";
 import { closedStepsReached, type StepEvent } from "../../domain/funnels/walk.ts";
-import { analyticsRead } from "../derived-events/sql.ts";
-import { closedCountsQuery, completionsQuery, openCountsQuery, stepEventsOfUsersQuery, type FunnelScope } from "./analytics-queries.ts";
+import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
+import { closedCountsQuery, completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, userEvents, type FunnelScope } from "./analytics-queries.ts";
 
 export type FunnelStepDefinition = { name: string; event_filter: StepFilter };
 
@@ -25,26 +25,23 @@ async function countUsers(pool: DatabasePool, scope: FunnelScope, filters: reado
   const query = mode === "open" ? openCountsQuery(scope, filters, breakdown) : closedCountsQuery(scope, filters, breakdown);
   const counts: Counts = new Map();
   const unresolved = new Set<string>();
-  for (const row of await analyticsRead(pool, query)) {
+  for (const row of await analyticsRows(pool, query, countsRow)) {
+    const users = counts.get(row.value) ?? filters.map(() => 0);
+    counts.set(row.value, users);
     if (row.unresolved_user !== null) {
       unresolved.add(JSON.stringify([row.unresolved_user, row.value]));
-      if (!counts.has(row.value)) counts.set(row.value, filters.map(() => 0));
       continue;
     }
-    counts.set(row.value, filters.map((_, k) => Number(row[`c${k}`] ?? 0)));
+    // A user who reached `reached` steps counts at each of them.
+    for (let k = 0; k < row.reached; k += 1) users[k] = (users[k] ?? 0) + row.users;
   }
   if (unresolved.size === 0) return counts;
   const users = [...new Set([...unresolved].map((key) => (JSON.parse(key) as [string, string | null])[0]))];
-  const events = new Map<string, StepEvent[]>();
-  for (const event of await analyticsRead(pool, stepEventsOfUsersQuery(scope, filters, users, breakdown))) {
-    const key = JSON.stringify([event.user_id, event.value]);
-    if (!unresolved.has(key)) continue;
-    events.set(key, [...(events.get(key) ?? []), event]);
-  }
-  for (const [key, userEvents] of events) {
-    const value = (JSON.parse(key) as [string, string | null])[1];
+  for (const { user_id, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, filters, users, breakdown), userEvents)) {
+    if (!unresolved.has(JSON.stringify([user_id, value]))) continue;
+    const walked = events.map(([step_name, screen_name, time]): StepEvent => ({ step_name, screen_name, time }));
     const row = counts.get(value) ?? filters.map(() => 0);
-    const reached = closedStepsReached(userEvents, filters);
+    const reached = closedStepsReached(walked, filters);
     for (let k = 0; k < reached; k += 1) row[k] = (row[k] ?? 0) + 1;
     counts.set(value, row);
   }

@@ -1,7 +1,7 @@
 import { sql, type FragmentSqlToken } from "slonik";
 import { z } from "zod";
 import { splitHours } from "../../domain/analytics/window.ts";
-import { MAX_ERRORS, type MetricGroupBy, type PhaseCount } from "../../domain/metrics/aggregation.ts";
+import { MAX_ERRORS, type MetricGroupBy } from "../../domain/metrics/aggregation.ts";
 import { METRIC_PHASES } from "../../domain/metrics/derive.ts";
 import { and, iso } from "../derived-events/sql.ts";
 import { eventScope, hasEventFilters, rollupScope, type MetricFilters, type MetricScope } from "./scope.ts";
@@ -46,7 +46,7 @@ function timeParts(scope: MetricScope, useRollups: boolean): Parts {
   };
 }
 
-const phaseCountRow = z.object({
+export const phaseCountRow = z.object({
   value: z.string().nullable(),
   phase: z.enum(METRIC_PHASES),
   events: z.number(),
@@ -54,7 +54,11 @@ const phaseCountRow = z.object({
   duration_sum: z.number(),
 });
 
-/** Events, durations and their sum per group and phase in the window. */
+/**
+ * Events, durations and their sum per group and phase in the window (rows of `phaseCountRow`,
+ * read with analyticsRows: an hourly grouping has thousands). Time buckets are written as ISO 8601
+ * with milliseconds, like every timestamp the API shows.
+ */
 export function countsQuery(scope: MetricScope, slugs: readonly string[], filters: MetricFilters, grouping: Grouping) {
   const useRollups = rollupsCanAnswer(filters, grouping);
   const time = timeParts(scope, useRollups);
@@ -68,10 +72,11 @@ export function countsQuery(scope: MetricScope, slugs: readonly string[], filter
           from metric_hourly h where ${and([...rollupScope(scope, slugs), time.rollup])}
         union all`
     : sql.fragment``;
-  return sql.type(phaseCountRow)`
-    select value, phase, sum(events)::bigint as events, sum(durations)::bigint as durations, sum(duration_sum)::float8 as duration_sum
+  const value = grouping !== undefined && grouping in TIME_UNITS ? sql.fragment`to_char(value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : sql.fragment`value`;
+  return sql.fragment`
+    select ${value} as value, phase, sum(events)::bigint as events, sum(durations)::bigint as durations, sum(duration_sum)::float8 as duration_sum
       from (${rollup} ${raw}) parts
-     group by value, phase having sum(events) > 0`;
+     group by parts.value, phase having sum(events) > 0`;
 }
 
 const errorRow = z.object({ error: z.string(), count: z.number() });
@@ -113,4 +118,3 @@ export function percentilesQuery(scope: MetricScope, slug: string, filters: Metr
       from metric_events e where ${and([...windowRows(scope, slug, filters, threshold), sql.fragment`e.duration_ms is not null`])}`;
 }
 
-export type { PhaseCount };

@@ -1,6 +1,6 @@
 import type { DatabasePool } from "slonik";
-import { analyticsRead } from "../derived-events/sql.ts";
-import { countsQuery } from "./aggregate-queries.ts";
+import { analyticsRows } from "../derived-events/sql.ts";
+import { countsQuery, phaseCountRow } from "./aggregate-queries.ts";
 import type { MetricScope } from "./scope.ts";
 
 export type OutcomeCounts = { complete: number; fail: number };
@@ -9,7 +9,7 @@ export type OutcomeCounts = { complete: number; fail: number };
 export async function outcomesBySlug(pool: DatabasePool, scope: MetricScope, slugs: readonly string[]): Promise<Map<string, OutcomeCounts>> {
   const outcomes = new Map<string, OutcomeCounts>(slugs.map((slug) => [slug, { complete: 0, fail: 0 }]));
   if (slugs.length === 0 || scope.appIds.length === 0) return outcomes;
-  for (const row of await analyticsRead(pool, countsQuery(scope, slugs, {}, "slug"))) {
+  for (const row of await analyticsRows(pool, countsQuery(scope, slugs, {}, "slug"), phaseCountRow)) {
     const counts = outcomes.get(row.value ?? "");
     if (!counts) continue;
     if (row.phase === "complete") counts.complete += row.events;
