@@ -6,7 +6,9 @@ import pg from "pg";
 import pino from "pino";
 import { connectLog } from "../streams/connection.ts";
 import { freePort, waitUntil } from "../test/support/processes.ts";
-import { createFleet } from "./fleet.ts";
+import { openPool } from "../projections/_runtime/database.ts";
+import { runAnalyticsBench } from "./analytics.ts";
+import { call, createFleet } from "./fleet.ts";
 import { runIngestLoad } from "./ingest-load.ts";
 import { measureLag } from "./lag.ts";
 import { measureQuery } from "./queries.ts";
@@ -26,6 +28,7 @@ const settings = {
   ingestSeconds: Number(process.env.BENCH_SECONDS ?? 20),
   lagRate: Number(process.env.BENCH_LAG_RATE ?? 5_000),
   tableEvents: Number(process.env.BENCH_TABLE_EVENTS ?? 5_000_000),
+  analytics: process.env.BENCH_ANALYTICS !== "0",
   admin: process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
   nats: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
 };
@@ -98,6 +101,21 @@ async function main() {
     results.queries = { table_events: tableSize, list_by_app_and_level: list, count_last_hour_app: countApp, count_last_hour_project: countProject };
     log(`GET /v1/events (app, level, limit 50): p50 ${list.p50_ms} ms, p99 ${list.p99_ms} ms over ${tableSize} events`);
     log(`GET /v1/events/count last hour: app p99 ${countApp.p99_ms} ms, project p99 ${countProject.p99_ms} ms`);
+
+    if (settings.analytics) {
+      // Its own project, so the metric and funnel tables hold exactly the data the targets name.
+      const project = await call(service.baseUrl, "POST", "/v1/projects", { team_id: fleet.teamId, name: "Analytics", slug: `analytics-${suffix}` }, fleet.token);
+      const app = await call(service.baseUrl, "POST", "/v1/apps", { project_id: project.id, name: "Analytics", platform: "web", bundle_id: "analytics.example.com" }, fleet.token);
+      const pool = await openPool(databaseUrl, 4);
+      try {
+        const analytics = await runAnalyticsBench({ baseUrl: service.baseUrl, pool, project, app, token: fleet.token, log });
+        results.analytics = analytics;
+        log(`metric query (group_by=time:day, 30 days, ${analytics.metric_events} events): p50 ${analytics.metric_query_day_groups.p50_ms} ms, p95 ${analytics.metric_query_day_groups.p95_ms} ms`);
+        log(`funnel query (5 steps, 30 days, ${analytics.funnel_users} users): open p95 ${analytics.funnel_query_open.p95_ms} ms, closed p95 ${analytics.funnel_query_closed.p95_ms} ms`);
+      } finally {
+        await pool.end();
+      }
+    }
 
     results.peak_rss_mb = await service.peakRssMb();
     log(`service peak RSS: ${results.peak_rss_mb} MB`);
