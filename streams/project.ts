@@ -117,7 +117,8 @@ export async function openReader(log: Log, projection: Projection, startSeq: num
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: Math.max(1, startSeq),
   });
-  const messages = await consumer.consume({ max_bytes: READ_AHEAD_BYTES });
+  // Small domain facts are pulled by count; large ingest facts by bytes.
+  const messages = await consumer.consume(projection.stream === "INGEST" ? { max_bytes: READ_AHEAD_BYTES } : { max_messages: 1_000 });
   return { reader: new BatchReader(messages, READ_AHEAD_BYTES), stop: () => messages.stop() };
 }
 
