@@ -12,6 +12,7 @@ import { funnelAnalyticsRoutes, funnelCompletionRoutes } from "./routes/funnel-a
 import { projectFunnelRoutes, teamFunnelRoutes } from "./routes/funnel-definitions.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { identityRoutes } from "./routes/identity.ts";
+import { importRoutes } from "./routes/import.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { inviteRoutes, teamInvitationRoutes } from "./routes/invitations.ts";
 import { keyRoutes } from "./routes/keys.ts";
@@ -66,6 +67,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(userLocaleRoutes(deps), { prefix: "/v1/users/locales" });
   await app.register(identityRoutes(deps), { prefix: "/v1/identity" });
   await app.register(ingestRoutes(deps), { prefix: "/v1" });
+  await app.register(importRoutes(deps), { prefix: "/v1" });
   await app.register(eventRoutes(deps), { prefix: "/v1/events" });
   return app;
 }

@@ -20,6 +20,20 @@ export function readIngestRequest(body: unknown, app: TargetApp, maxEvents: numb
     // app's key from being used to post into another: a permission failure, not a bad field.
     if (bundleId !== app.bundle_id) throw forbidden("bundle_id does not match the app of this key");
   }
+  return eventsOf(events, maxEvents);
+}
+
+/**
+ * Checks an import request as a whole: an import key is bound to its app, so no bundle_id is
+ * needed, and one sent is ignored.
+ * @throws AppError 400 for a malformed body
+ */
+export function readImportRequest(body: unknown, maxEvents: number): unknown[] {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("body must be a JSON object");
+  return eventsOf((body as Record<string, unknown>).events, maxEvents);
+}
+
+function eventsOf(events: unknown, maxEvents: number): unknown[] {
   if (events === undefined || events === null) throw invalid("events is required");
   if (!Array.isArray(events)) throw invalid("events must be an array");
   if (events.length > maxEvents) throw invalid(`events must contain at most ${maxEvents} events`);

@@ -151,6 +151,43 @@ describe("normalizeEvent", () => {
   });
 });
 
+describe("strings Postgres cannot store", () => {
+  const reason = (field: string) => `${field} must not contain NUL characters or unpaired UTF-16 surrogates`;
+
+  it("rejects NUL and unpaired surrogates in the message and every optional string", () => {
+    expect(reasonOf({ ...valid, message: "a\u0000b" })).toBe(reason("message"));
+    expect(reasonOf({ ...valid, message: "lone \ud800 high" })).toBe(reason("message"));
+    expect(reasonOf({ ...valid, message: "lone high at the end \udbff" })).toBe(reason("message"));
+    expect(reasonOf({ ...valid, message: "\udc00 lone low" })).toBe(reason("message"));
+    expect(reasonOf({ ...valid, message: "reversed \udc00\ud800 pair" })).toBe(reason("message"));
+    for (const field of ["user_id", "source_module", "screen_name", "os_version", "app_version", "sdk_name", "sdk_version", "build_number", "device_model", "locale"]) {
+      expect(reasonOf({ ...valid, [field]: "x\u0000" })).toBe(reason(field));
+      expect(reasonOf({ ...valid, [field]: "x\ud83d" })).toBe(reason(field));
+    }
+  });
+
+  it("rejects them in attribute keys and in the stored part of attribute values", () => {
+    expect(reasonOf({ ...valid, custom_attributes: { "k\u0000": "v" } })).toBe(reason("custom_attributes keys"));
+    expect(reasonOf({ ...valid, custom_attributes: { k: "v\u0000" } })).toBe(reason("custom_attributes.k"));
+    expect(reasonOf({ ...valid, custom_attributes: { k: "\udfff" } })).toBe(reason("custom_attributes.k"));
+    // Cut off by the 200-character truncation, so never stored.
+    expect(reasonOf({ ...valid, custom_attributes: { k: `${"x".repeat(200)}\u0000` } })).toBe("ok");
+  });
+
+  it("keeps what can be stored: paired surrogates, escaped text from nested values, other control characters", () => {
+    const result = normalizeEvent({ ...valid, message: "😀 \u0001\t ok", user_id: "𝄞", custom_attributes: { nested: { k: "\u0000\ud800" }, e: "😀" } }, apple);
+    expect(result.ok && result.event).toMatchObject({
+      message: "😀 \u0001\t ok",
+      user_id: "𝄞",
+      custom_attributes: { nested: '{"k":"\\u0000\\ud800"}', e: "😀" },
+    });
+  });
+
+  it("applies to imports too", () => {
+    expect(reasonOf({ ...valid, message: "\u0000" }, { ...apple, mode: "import" })).toBe(reason("message"));
+  });
+});
+
 describe("truncate", () => {
   it("counts characters, not UTF-16 units, and never splits a pair", () => {
     expect(truncate("abc", 2)).toBe("ab");

@@ -46,6 +46,7 @@ function normalize(raw: unknown, context: NormalizeContext): IngestedEvent {
   if (message === undefined || message === null) throw new Rejected("message is required");
   if (typeof message !== "string" || message.trim() === "") throw new Rejected("message must be a non-empty string");
   if (message.length > MAX_MESSAGE_CHARS) throw new Rejected(`message must be at most ${MAX_MESSAGE_CHARS} characters`);
+  assertStorable(message, "message");
 
   const level = raw.level;
   if (level === undefined || level === null) throw new Rejected("level is required");
@@ -105,6 +106,7 @@ function optionalString(value: unknown, field: string): string | null {
   if (value === undefined || value === null || value === "") return null;
   if (typeof value !== "string") throw new Rejected(`${field} must be a string`);
   if (value.length > MAX_FIELD_CHARS) throw new Rejected(`${field} must be at most ${MAX_FIELD_CHARS} characters`);
+  assertStorable(value, field);
   return value;
 }
 
@@ -207,12 +209,31 @@ function attributesOf(value: unknown): Record<string, string> {
     if (key.length === 0 || key.length > MAX_ATTRIBUTE_KEY_CHARS) {
       throw new Rejected(`custom_attributes keys must be 1 to ${MAX_ATTRIBUTE_KEY_CHARS} characters`);
     }
+    assertStorable(key, "custom_attributes keys");
     const item = value[key];
     if (item === null || item === undefined) continue;
     const text = typeof item === "string" ? item : typeof item === "object" ? JSON.stringify(item) : String(item);
-    attributes[key] = truncate(text, MAX_ATTRIBUTE_VALUE_CHARS);
+    const kept = truncate(text, MAX_ATTRIBUTE_VALUE_CHARS);
+    // Checked after truncation: what is cut off is never stored, so it cannot cost the event.
+    assertStorable(kept, `custom_attributes.${key}`);
+    attributes[key] = kept;
   }
   return attributes;
+}
+
+// Any candidate at all; the exact test below runs only for the rare string that has one.
+const SUSPECT = /[\0\ud800-\udfff]/;
+// NUL, a high surrogate not followed by a low one, a low surrogate not preceded by a high one.
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Postgres cannot store NUL in text or jsonb, nor an unpaired UTF-16 surrogate (not valid
+ * Unicode): such an event would fail the projector's statement and park its whole fact, losing
+ * the valid events with it. It is rejected here instead, with a reason the sender can act on;
+ * stripping would silently store something other than what was sent.
+ */
+function assertStorable(value: string, field: string): void {
+  if (SUSPECT.test(value) && UNSTORABLE.test(value)) throw new Rejected(`${field} must not contain NUL characters or unpaired UTF-16 surrogates`);
 }
 
 /** Cuts to `max` characters (code points), never splitting a surrogate pair. */

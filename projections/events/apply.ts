@@ -1,11 +1,13 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import { decodeIngestFact } from "../../domain/identity/ingest-fact.ts";
-import type { EventsIngested } from "../../domain/ingest/events.ts";
+import type { EventsIngested, IngestMode } from "../../domain/ingest/events.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { reassignUser } from "../app-users/reassign.ts";
+import { planImport } from "./import-plan.ts";
 import { insertChunk } from "./insert.ts";
 import { dayOf, monthOf, preparePartitions } from "./partitions.ts";
 import { planChunks } from "./plan.ts";
+import { replaceEvents } from "./replace.ts";
 
 /** Rows per insert statement: large enough to amortize a round trip, small enough to keep memory flat. */
 const ROWS_PER_STATEMENT = 5_000;
@@ -23,11 +25,13 @@ export const eventsProjection: Projection = {
   apply: async (tx, facts) => {
     // Decoded and written a slice at a time: the API shares this process in the embedded setup, and
     // parsing a whole batch (several MB of JSON) at once would hold its requests for tens of ms.
-    // Each slice's statement sees the rows of the slices before it, so dedup spans the batch.
+    // Each slice's statement sees the rows of the slices before it, so dedup spans the batch. A
+    // slice holds facts of one mode; a change of mode or a claim closes it, so stream order holds.
     let slice: EventsIngested[] = [];
+    let mode: IngestMode = "ingest";
     let rows = 0;
     const flush = async () => {
-      if (slice.length > 0) await writeSlice(tx, slice);
+      if (slice.length > 0) await (mode === "ingest" ? writeSlice(tx, slice) : importSlice(tx, slice));
       slice = [];
       rows = 0;
     };
@@ -42,9 +46,10 @@ export const eventsProjection: Projection = {
         continue;
       }
       if (decoded.kind !== "events") continue;
-      // Update-in-place semantics for imports are not built yet; refusing parks the fact, and a
-      // replay after that work applies it, instead of storing it with the wrong semantics.
-      if (decoded.fact.mode !== "ingest") throw new Error(`${decoded.fact.mode} facts are not projected by this version of the events read model`);
+      if (decoded.fact.mode !== mode) {
+        await flush();
+        mode = decoded.fact.mode;
+      }
       slice.push(decoded.fact);
       rows += decoded.fact.events.length;
       if (rows >= ROWS_PER_STATEMENT) await flush();
@@ -56,10 +61,7 @@ export const eventsProjection: Projection = {
 async function writeSlice(tx: DatabaseTransactionConnection, facts: EventsIngested[]): Promise<void> {
   const chunks = planChunks(facts, ROWS_PER_STATEMENT);
   if (chunks.length === 0) return;
-  // The commit need not wait for the WAL flush: rows and checkpoint commit together, so a database
-  // crash that loses the last transactions loses their checkpoint too, and the projector applies
-  // those facts again from the stream. Nothing acknowledged to an SDK depends on this commit.
-  await tx.query(sql.unsafe`set local synchronous_commit = off`);
+  await commitWithoutFlush(tx);
   const months = new Set<string>();
   const days = new Set<string>();
   let maxReceivedMs = 0;
@@ -72,4 +74,31 @@ async function writeSlice(tx: DatabaseTransactionConnection, facts: EventsIngest
   }
   await preparePartitions(tx, { months, days, maxReceivedMs });
   for (const chunk of chunks) await insertChunk(tx, chunk);
+}
+
+/** Imports update in place: one replace statement for the slice (see replace.ts). */
+async function importSlice(tx: DatabaseTransactionConnection, facts: EventsIngested[]): Promise<void> {
+  const parts = planImport(facts);
+  if (parts.length === 0) return;
+  await commitWithoutFlush(tx);
+  const months = new Set<string>();
+  const days = new Set<string>();
+  let maxReceivedMs = 0;
+  for (const part of parts) {
+    const receivedMs = Date.parse(part.fact.received_at);
+    maxReceivedMs = Math.max(maxReceivedMs, receivedMs);
+    days.add(dayOf(receivedMs));
+    for (const event of part.events) months.add(monthOf(event.timestamp));
+  }
+  await preparePartitions(tx, { months, days, maxReceivedMs });
+  await replaceEvents(tx, parts);
+}
+
+/**
+ * The commit need not wait for the WAL flush: rows and checkpoint commit together, so a database
+ * crash that loses the last transactions loses their checkpoint too, and the projector applies
+ * those facts again from the stream. Nothing acknowledged to a caller depends on this commit.
+ */
+async function commitWithoutFlush(tx: DatabaseTransactionConnection): Promise<void> {
+  await tx.query(sql.unsafe`set local synchronous_commit = off`);
 }

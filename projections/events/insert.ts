@@ -1,8 +1,8 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import { DEDUP_WINDOW_MS } from "../../domain/ingest/rules.ts";
-import type { Chunk } from "./plan.ts";
+import type { Chunk, FactPart } from "./plan.ts";
 
-const EVENT_COLUMNS = sql.fragment`
+export const EVENT_COLUMNS = sql.fragment`
   id, app_id, project_id, client_event_id, session_id, user_id, api_key_id, level, source_module, message, screen_name,
   custom_attributes, environment, os_version, app_version, sdk_name, sdk_version, build_number, device_model, locale,
   country_code, is_dev, "timestamp", received_at`;
@@ -20,28 +20,10 @@ const EVENT_COLUMNS = sql.fragment`
  * the anti-join is race-free. `cutoff` bounds the scan to the dedup days that can match.
  */
 export async function insertChunk(tx: DatabaseTransactionConnection, chunk: Chunk): Promise<void> {
-  const payload = JSON.stringify(
-    chunk.parts.map(({ fact, events }) => ({
-      app_id: fact.app_id,
-      project_id: fact.project_id,
-      api_key_id: fact.api_key_id,
-      received_at: fact.received_at,
-      country_code: fact.country_code,
-      events,
-    })),
-  );
   const window = `${DEDUP_WINDOW_MS} milliseconds`;
   const cutoff = new Date(chunk.minReceivedMs - DEDUP_WINDOW_MS).toISOString();
   await tx.query(sql.unsafe`
-    with input as materialized (
-      select f.app_id, f.project_id, f.api_key_id, f.received_at, f.country_code, e.*
-        from json_to_recordset(${payload}::json) as f(
-               app_id uuid, project_id uuid, api_key_id uuid, received_at timestamptz, country_code text, events json)
-        cross join lateral json_to_recordset(f.events) as e(
-               id uuid, client_event_id uuid, session_id uuid, user_id text, level text, source_module text, message text,
-               screen_name text, custom_attributes jsonb, environment text, os_version text, app_version text, sdk_name text,
-               sdk_version text, build_number text, device_model text, locale text, is_dev boolean, "timestamp" timestamptz)
-    ),
+    with input as materialized (${inputRecords(factPayload(chunk.parts))}),
     fresh as materialized (
       select * from input i
        where i.client_event_id is null
@@ -57,3 +39,26 @@ export async function insertChunk(tx: DatabaseTransactionConnection, chunk: Chun
     )
     insert into events (${EVENT_COLUMNS}) select ${EVENT_COLUMNS} from fresh`);
 }
+
+/** Facts nesting their events, as the one `json` parameter of a write statement. */
+export const factPayload = (parts: readonly FactPart[]) =>
+  JSON.stringify(
+    parts.map(({ fact, events }) => ({
+      app_id: fact.app_id,
+      project_id: fact.project_id,
+      api_key_id: fact.api_key_id,
+      received_at: fact.received_at,
+      country_code: fact.country_code,
+      events,
+    })),
+  );
+
+/** One row per event of `payload`, with its fact's batch-wide values. */
+export const inputRecords = (payload: string) => sql.fragment`
+  select f.app_id, f.project_id, f.api_key_id, f.received_at, f.country_code, e.*
+    from json_to_recordset(${payload}::json) as f(
+           app_id uuid, project_id uuid, api_key_id uuid, received_at timestamptz, country_code text, events json)
+    cross join lateral json_to_recordset(f.events) as e(
+           id uuid, client_event_id uuid, session_id uuid, user_id text, level text, source_module text, message text,
+           screen_name text, custom_attributes jsonb, environment text, os_version text, app_version text, sdk_name text,
+           sdk_version text, build_number text, device_model text, locale text, is_dev boolean, "timestamp" timestamptz)`;

@@ -138,11 +138,14 @@ export function countEvents(pool: DatabasePool, viewer: Viewer, filter: EventFil
 
 /**
  * One event by id, if the viewer may read its app. The id's time prefix is the event's
- * timestamp, which selects the month partition and the (app_id, timestamp) index entry.
+ * timestamp, which selects the month partition and the (app_id, timestamp) index entry, unless an
+ * import changed the timestamp since: `event_retimed` then holds the current one (the subquery
+ * runs first, so partitions are still pruned at execution).
  */
 export function eventById(db: CommonQueryMethods, viewer: Viewer, id: string, timestamp: string) {
   return db.maybeOne(sql.type(eventRow.extend({ project_id: z.string() }))`
     select ${COLUMNS}, e.project_id from events e
      where e.app_id in (${visibleApps(viewer, { dataMode: "all" })})
-       and e."timestamp" = ${timestamp}::timestamptz and e.id = ${id}::uuid`);
+       and e."timestamp" = coalesce((select r."timestamp" from event_retimed r where r.id = ${id}::uuid), ${timestamp}::timestamptz)
+       and e.id = ${id}::uuid`);
 }

@@ -7,25 +7,26 @@ import { AppError, invalid, tooLarge } from "../../../domain/shared/errors.ts";
 const gunzipAsync = promisify(gunzip);
 
 /**
- * Replaces the JSON parser inside the ingest plugin (the change stays in that encapsulation
- * context): the raw body is read with a 1 MiB limit (413 beyond), a `Content-Encoding: gzip` body
- * is inflated with a 1 MiB output limit (a small bomb cannot inflate further), then parsed as
- * JSON whatever the content type says, since SDKs label gzip bodies in different ways.
+ * Replaces the JSON parser inside the ingest (or import) plugin (the change stays in that
+ * encapsulation context): the raw body is read with a `limit` (413 beyond, 1 MiB for ingest), a
+ * `Content-Encoding: gzip` body is inflated with the same output limit (a small bomb cannot
+ * inflate further), then parsed as JSON whatever the content type says, since SDKs label gzip
+ * bodies in different ways.
  */
-export function acceptIngestBodies(app: FastifyInstance): void {
+export function acceptIngestBodies(app: FastifyInstance, limit = MAX_BODY_BYTES): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
-    decode(request.headers["content-encoding"], body as Buffer).then(
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: limit }, (request, body, done) => {
+    decode(request.headers["content-encoding"], body as Buffer, limit).then(
       (value) => done(null, value),
       (error: Error) => done(error, undefined),
     );
   });
 }
 
-async function decode(encoding: string | undefined, raw: Buffer): Promise<unknown> {
+async function decode(encoding: string | undefined, raw: Buffer, limit: number): Promise<unknown> {
   const codings = (encoding ?? "").toLowerCase().split(",").map((coding) => coding.trim()).filter((coding) => coding !== "" && coding !== "identity");
   let body = raw;
-  if (codings.length === 1 && codings[0] === "gzip") body = await inflate(raw);
+  if (codings.length === 1 && codings[0] === "gzip") body = await inflate(raw, limit);
   else if (codings.length > 0) throw new AppError(415, `unsupported content encoding ${JSON.stringify(encoding)}; send gzip or no encoding`);
   if (body.length === 0) return undefined;
   try {
@@ -35,11 +36,11 @@ async function decode(encoding: string | undefined, raw: Buffer): Promise<unknow
   }
 }
 
-async function inflate(raw: Buffer): Promise<Buffer> {
+async function inflate(raw: Buffer, limit: number): Promise<Buffer> {
   try {
-    return await gunzipAsync(raw, { maxOutputLength: MAX_BODY_BYTES });
+    return await gunzipAsync(raw, { maxOutputLength: limit });
   } catch (error) {
-    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge("decompressed body larger than 1 MiB");
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(`decompressed body larger than ${limit / (1024 * 1024)} MiB`);
     throw invalid("body is not valid gzip");
   }
 }

@@ -6,29 +6,34 @@ import type { ApiDeps } from "../deps.ts";
 
 export type IngestCaller = { keyId: string; app: IngestApp };
 
-/** How long a resolved client key and its app are reused without reading the directory again. */
+/** Client keys post to /v1/ingest, import keys to /v1/import; both are bound to one app. */
+export type WritingKeyType = "client" | "import";
+
+/** How long a resolved key and its app are reused without reading the directory again. */
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
 
 type Entry = { caller: IngestCaller; expiresAt: number };
-const cacheByApi = new WeakMap<ApiDeps, Map<string, Entry>>();
+// One cache per API and key type: an entry proves the key type it was resolved for.
+const cacheByApi = new WeakMap<ApiDeps, Record<WritingKeyType, Map<string, Entry>>>();
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
 /**
- * The client key and app of an ingest request. SDKs post several batches a second per key, so a
- * resolved key (with its app row) is cached in memory for 5 seconds: a revoked or expired key, a
- * deleted app or a changed permission takes effect within that time on each API instance.
- * Failures are not cached, so a key works as soon as it exists.
- * @throws AppError 401 without a valid credential, 403 for anything but a client key with events:write
+ * The app-scoped key and app of an ingest (client key) or import (import key) request. SDKs post
+ * several batches a second per key, so a resolved key (with its app row) is cached in memory for
+ * 5 seconds: a revoked or expired key, a deleted app or a changed permission takes effect within
+ * that time on each API instance. Failures are not cached, so a key works as soon as it exists.
+ * @throws AppError 401 without a valid credential, 403 for any other key type or one without events:write
  */
-export async function ingestCallerOf(deps: ApiDeps, request: FastifyRequest): Promise<IngestCaller> {
+export async function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType = "client"): Promise<IngestCaller> {
   const secret = BEARER.exec(request.headers.authorization ?? "")?.[1];
-  let cache = cacheByApi.get(deps);
-  if (!cache) {
-    cache = new Map();
-    cacheByApi.set(deps, cache);
+  let caches = cacheByApi.get(deps);
+  if (!caches) {
+    caches = { client: new Map(), import: new Map() };
+    cacheByApi.set(deps, caches);
   }
+  const cache = caches[keyType];
   const now = Date.now();
   const cached = secret === undefined ? undefined : cache.get(secret);
   if (cached && cached.expiresAt > now) {
@@ -36,8 +41,9 @@ export async function ingestCallerOf(deps: ApiDeps, request: FastifyRequest): Pr
     return cached.caller;
   }
   const principal = await callerOf(deps, request);
-  if (!principal) throw unauthorized("a client API key is required (Authorization: Bearer svc_client_...)");
-  if (principal.kind !== "key" || principal.keyType !== "client") throw forbidden("ingest requires a client API key");
+  if (!principal) throw unauthorized(`a ${keyType} API key is required (Authorization: Bearer svc_${keyType}_...)`);
+  const route = keyType === "client" ? "ingest" : "import";
+  if (principal.kind !== "key" || principal.keyType !== keyType) throw forbidden(`${route} requires ${keyType === "client" ? "a client" : "an import"} API key`);
   if (!principal.permissions.includes("events:write")) throw forbidden("requires the events:write permission");
   const app = principal.appId === null ? null : await activeAppById(deps.pool, principal.appId);
   if (!app) throw forbidden("the app of this key does not exist");

@@ -1,0 +1,64 @@
+import { sql, type DatabaseTransactionConnection } from "slonik";
+import { EVENT_COLUMNS, factPayload, inputRecords } from "./insert.ts";
+import type { FactPart } from "./plan.ts";
+
+/**
+ * Applies imported events (prepared by `planImport`) with a single statement. Every stored event
+ * of the app with an imported `client_event_id`, of any age and in any month, is removed and the
+ * imported values written under the id of the latest received of them (the import updates the
+ * event in place; more than one exists only when an ingest resent it after the 48-hour window, and
+ * the import leaves one). A new timestamp in another month moves the row to that partition. The
+ * stored country is kept when the import has none (imports carry none: see docs/decisions.md).
+ * Events without a match are inserted under their own id.
+ *
+ * Also kept consistent in the same statement: `event_dedup` holds one row per imported pair with
+ * the import's receipt time (so an ingest of the pair within 48 hours of the import is skipped,
+ * as in the metric and funnel read models), and `event_retimed` holds the timestamp of every
+ * event whose id's time prefix no longer matches it.
+ */
+export async function replaceEvents(tx: DatabaseTransactionConnection, parts: readonly FactPart[]): Promise<void> {
+  if (parts.length === 0) return;
+  await tx.query(sql.unsafe`
+    with input as materialized (${inputRecords(factPayload(parts))}),
+    keys as materialized (
+      select distinct app_id, client_event_id from input where client_event_id is not null
+    ),
+    removed as (
+      delete from events e using keys k
+       where e.app_id = k.app_id and e.client_event_id = k.client_event_id
+      returning e.app_id, e.client_event_id, e.id, e.received_at, e.country_code
+    ),
+    kept as (
+      select distinct on (app_id, client_event_id) app_id, client_event_id, id, country_code from removed
+       order by app_id, client_event_id, received_at desc, id desc
+    ),
+    written as materialized (
+      select coalesce(k.id, i.id) as id, i.app_id, i.project_id, i.client_event_id, i.session_id, i.user_id, i.api_key_id,
+             i.level, i.source_module, i.message, i.screen_name, i.custom_attributes, i.environment, i.os_version,
+             i.app_version, i.sdk_name, i.sdk_version, i.build_number, i.device_model, i.locale,
+             coalesce(i.country_code, k.country_code) as country_code, i.is_dev, i."timestamp", i.received_at
+        from input i left join kept k on k.app_id = i.app_id and k.client_event_id = i.client_event_id
+    ),
+    forgotten as (
+      delete from event_dedup d using keys k where d.app_id = k.app_id and d.client_event_id = k.client_event_id
+    ),
+    remembered as (
+      insert into event_dedup (app_id, client_event_id, event_id, received_at)
+      select app_id, client_event_id, id, received_at from written where client_event_id is not null
+    ),
+    placed as (
+      -- The time prefix of a version 7 UUID: its first 48 bits, milliseconds since the epoch.
+      select id, "timestamp",
+             'epoch'::timestamptz + ('x' || left(replace(id::text, '-', ''), 12))::bit(48)::bigint * interval '1 millisecond'
+               <> "timestamp" as moved
+        from written
+    ),
+    retimed as (
+      insert into event_retimed (id, "timestamp") select id, "timestamp" from placed where moved
+      on conflict (id) do update set "timestamp" = excluded."timestamp"
+    ),
+    restored as (
+      delete from event_retimed r using placed p where r.id = p.id and not p.moved
+    )
+    insert into events (${EVENT_COLUMNS}) select ${EVENT_COLUMNS} from written`);
+}
