@@ -92,6 +92,9 @@ async function main() {
     };
     results.projection = projection;
     const tableSize = await eventsProjected(db);
+    // Autovacuum analyzes partitions within about a minute of a bulk load; the query figures are
+    // for that steady state, not for the minute when the planner has no statistics yet.
+    await db.query("analyze events");
     log(`projection: ${projection.events_per_second} events/s sustained (${backlog} events in ${projection.drain_seconds} s); table holds ${tableSize} events`);
 
     const app = fleet.apps[0]!;

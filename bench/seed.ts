@@ -10,31 +10,38 @@ const LEVELS = ["info", "info", "info", "debug", "warn", "error"] as const;
 const PER_FACT = 500;
 const IN_FLIGHT = 32;
 
-function historicEvent(now: number): IngestedEvent {
+const SESSION_EVENTS = 100;
+
+/** One SDK session as it reaches the service: 100 events of one user, seconds apart, somewhere in the last 29 days. */
+function historicSession(now: number, size: number): IngestedEvent[] {
   // Spread over the last 29 days, so a "last hour" count reads a realistic slice of the table.
-  const at = now - Math.floor(Math.random() * 29 * DAY_MS);
+  const start = now - Math.floor(Math.random() * 29 * DAY_MS);
   const user = Math.floor(Math.random() * 200_000);
-  return {
-    id: timeOrderedId(at),
-    client_event_id: randomUUID(),
-    session_id: randomUUID(),
-    user_id: `user-${user}`,
-    level: LEVELS[user % LEVELS.length]!,
-    source_module: null,
-    message: `Viewed screen ${user % 9}`,
-    screen_name: "Home",
-    custom_attributes: { plan: user % 3 === 0 ? "pro" : "free" },
-    environment: "web",
-    os_version: "macOS 15",
-    app_version: `2.${user % 5}.0`,
-    sdk_name: "web-sdk",
-    sdk_version: "1.8.0",
-    build_number: null,
-    device_model: "MacBookPro18,1",
-    locale: "en_US",
-    is_dev: false,
-    timestamp: new Date(at).toISOString(),
-  };
+  const sessionId = randomUUID();
+  return Array.from({ length: size }, (_, index) => {
+    const at = Math.min(start + index * 2_000, now);
+    return {
+      id: timeOrderedId(at),
+      client_event_id: randomUUID(),
+      session_id: sessionId,
+      user_id: `user-${user}`,
+      level: LEVELS[(user + index) % LEVELS.length]!,
+      source_module: null,
+      message: `Viewed screen ${index % 9}`,
+      screen_name: "Home",
+      custom_attributes: { plan: user % 3 === 0 ? "pro" : "free" },
+      environment: "web",
+      os_version: "macOS 15",
+      app_version: `2.${user % 5}.0`,
+      sdk_name: "web-sdk",
+      sdk_version: "1.8.0",
+      build_number: null,
+      device_model: "MacBookPro18,1",
+      locale: "en_US",
+      is_dev: false,
+      timestamp: new Date(at).toISOString(),
+    };
+  });
 }
 
 /**
@@ -50,7 +57,8 @@ export async function seedHistory(log: Log, fleet: Fleet, count: number): Promis
       const size = Math.min(PER_FACT, left);
       left -= size;
       const app = fleet.apps[Math.floor(Math.random() * fleet.apps.length)]!;
-      const events = Array.from({ length: size }, () => historicEvent(now));
+      const events: IngestedEvent[] = [];
+      while (events.length < size) events.push(...historicSession(now, Math.min(SESSION_EVENTS, size - events.length)));
       const source = {
         batchId: randomUUID(),
         mode: "ingest" as const,
