@@ -1,5 +1,5 @@
 import { loadConfig } from "./config.ts";
-import { runUntilSignalled } from "./runtime.ts";
+import { runEmbedded } from "./embedded.ts";
 import { exitOnStartupError } from "./startup.ts";
 
-await runUntilSignalled(loadConfig(), ["api", "projector", "worker"]).catch(exitOnStartupError);
+await runEmbedded(loadConfig()).catch(exitOnStartupError);

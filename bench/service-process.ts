@@ -4,8 +4,9 @@ import { spawnTsx, waitUntil, type OwnedProcess } from "../test/support/processe
 export type BenchService = { baseUrl: string; process: OwnedProcess; peakRssMb: () => Promise<number>; stop: () => Promise<void> };
 
 /**
- * Runs `npm start`'s entry point (api + projector + worker in one process) as a child, so the load
- * generator in this process and the service are measured apart, as a real fleet and server are.
+ * Runs `npm start`'s entry point (api and worker, with the projectors in its child process) as a
+ * child, so the load generator in this process and the service are measured apart, as a real fleet
+ * and server are.
  */
 export async function startBenchService(env: Record<string, string>, port: number): Promise<BenchService> {
   const child = spawnTsx("apps/main.ts", { ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
@@ -18,10 +19,14 @@ export async function startBenchService(env: Record<string, string>, port: numbe
   return {
     baseUrl,
     process: child,
-    /** The kernel's high-water mark of the service's resident set (VmHWM). */
+    /** The kernel's high-water marks of the service's resident sets (VmHWM), its projector child included. */
     peakRssMb: async () => {
-      const status = await readFile(`/proc/${child.pid}/status`, "utf8");
-      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
+      const children = (await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean);
+      let kb = 0;
+      for (const pid of [String(child.pid), ...children]) {
+        const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+        kb += Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      }
       return Math.round(kb / 1024);
     },
     stop: () => child.stop("SIGTERM", 30_000),

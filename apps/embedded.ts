@@ -1,0 +1,62 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "pino";
+import type { Config } from "./config.ts";
+import { startService } from "./runtime.ts";
+
+const PROJECTOR_ENTRY = fileURLToPath(new URL("./projector/main.ts", import.meta.url));
+const RESTART_DELAY_MS = 1_000;
+const STOP_GRACE_MS = 25_000;
+
+/**
+ * Keeps the projector process running: restarts it after an unexpected exit (its checkpoints make
+ * a restart lose and repeat nothing) until `stop` is called.
+ */
+function superviseProjector(logger: Logger) {
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  const start = () => {
+    const current = fork(PROJECTOR_ENTRY, [], { execArgv: ["--import", "tsx"], env: process.env, stdio: "inherit" });
+    child = current;
+    current.once("exit", (code, signal) => {
+      if (stopping) return;
+      logger.error({ code, signal }, "projector process exited; restarting it");
+      setTimeout(() => !stopping && start(), RESTART_DELAY_MS);
+    });
+  };
+  start();
+  return {
+    pid: () => child?.pid,
+    stop: async () => {
+      stopping = true;
+      const current = child;
+      if (!current || current.exitCode !== null || current.signalCode !== null) return;
+      const exited = new Promise((resolve) => current.once("exit", resolve));
+      current.kill("SIGTERM");
+      const force = setTimeout(() => current.kill("SIGKILL"), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(force);
+    },
+  };
+}
+
+/**
+ * `npm start`: the API and the worker in this process, the projectors in a child process.
+ * Projecting is CPU work (decoding facts, building rows) that would otherwise share one event loop
+ * with the HTTP API; as its own process it runs on another core and never delays an ingest answer.
+ * The database, migrations and streams are prepared here first, so the child finds them ready.
+ */
+export async function runEmbedded(config: Config): Promise<void> {
+  const service = await startService(config, ["api", "worker"]);
+  const projector = superviseProjector(service.logger);
+  service.logger.info({ url: service.url, namespace: config.namespace, projectorPid: projector.pid() }, "service started");
+  const shutdown = async (signal: string) => {
+    service.logger.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 30_000);
+    await Promise.all([service.close(), projector.stop()]);
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}
