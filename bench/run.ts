@@ -94,7 +94,8 @@ async function main() {
     const tableSize = await eventsProjected(db);
     // Autovacuum analyzes partitions within about a minute of a bulk load; the query figures are
     // for that steady state, not for the minute when the planner has no statistics yet.
-    await db.query("analyze events");
+    const { rows: active } = await db.query<{ generation: number }>("select active_generation as generation from projection_generations where projection = 'events'");
+    await db.query(`analyze rm_events_g${active[0]!.generation}.events`);
     log(`projection: ${projection.events_per_second} events/s sustained (${backlog} events in ${projection.drain_seconds} s); table holds ${tableSize} events`);
 
     const app = fleet.apps[0]!;
