@@ -8,6 +8,7 @@ import { client, type Client } from "../support/http.ts";
 import { freePort } from "../support/processes.ts";
 import { startTestService, stopTestService, testConfig, type TestService } from "../support/service.ts";
 import { signIn } from "../support/users.ts";
+import { seededRandom as random, type SeededRandom } from "../support/seeded-random.ts";
 
 /**
  * Posts 1,500 random malformed requests (bodies, content types, encodings, credentials, paths) to
@@ -34,22 +35,8 @@ beforeAll(async () => {
 });
 afterAll(async () => stopTestService(service));
 
-/** mulberry32: small, fast and good enough to vary inputs reproducibly. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const int = (max: number) => Math.floor(next() * max);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick };
-}
 
-type Rng = ReturnType<typeof random>;
+type Rng = SeededRandom;
 
 const ODD_STRINGS = ["", " ", "svc_anon_", "svc_anon_x", "svc_client_x", "\u0000", "\ud800", "__proto__", "constructor", "💥".repeat(60), "a".repeat(256), "%s%n", "' or 1=1 --", "\\", "null"];
 

@@ -5,6 +5,7 @@ import { projectWithApp } from "../support/catalog.ts";
 import { client, type Client } from "../support/http.ts";
 import { startTestService, stopTestService, type TestService } from "../support/service.ts";
 import { signIn } from "../support/users.ts";
+import { seededRandom as generator } from "../support/seeded-random.ts";
 
 /**
  * 1,200 random malformed (and a few valid) ingest requests: odd JSON values in every field, broken
@@ -32,20 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => stopTestService(service));
 
-/** mulberry32: a small seeded generator, so a failing run can be repeated with FUZZ_SEED. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const int = (max: number) => Math.floor(next() * max);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick };
-}
 
 it(`answers ${REQUESTS} malformed ingest requests with 4xx or per-event rejections, never 5xx (seed ${SEED})`, async () => {
   const random = generator(SEED);
