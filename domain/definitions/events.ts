@@ -3,8 +3,8 @@ import { z } from "zod";
 const change = z.object({ before: z.unknown(), after: z.unknown() });
 const jsonObject = z.record(z.unknown());
 
-export const METRIC_FIELDS = ["name", "description", "documentation", "schema_definition", "aggregation_rules"] as const;
-export const FUNNEL_FIELDS = ["name", "description", "steps"] as const;
+const METRIC_FIELDS = ["name", "description", "documentation", "schema_definition", "aggregation_rules"] as const;
+const FUNNEL_FIELDS = ["name", "description", "steps"] as const;
 
 export const funnelStep = z.object({
   name: z.string(),
