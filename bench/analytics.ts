@@ -1,11 +1,12 @@
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
 import { z } from "zod";
 import { generationSchema } from "../projections/_runtime/projection.ts";
-import { ensureMonthPartitions } from "../projections/derived-events/partitions.ts";
+import { preparePartitions } from "../projections/derived-events/partitions.ts";
 import { monthOf } from "../projections/derived-events/plan.ts";
 import { insertFunnelEvents } from "../projections/funnel-events/write.ts";
 import { insertMetricEvents } from "../projections/metric-events/write.ts";
-import { funnelUsers, metricDay, seeded, type Target } from "./analytics-data.ts";
+import { seededRandom } from "../test/support/seeded-random.ts";
+import { funnelUsers, metricDay, type Target } from "./analytics-data.ts";
 import { call } from "./fleet.ts";
 import { measureQuery } from "./queries.ts";
 import { round } from "./stats.ts";
@@ -41,15 +42,21 @@ export type AnalyticsFigures = {
 
 type QueryFigures = Awaited<ReturnType<typeof measureQuery>>;
 
+/** The schema of the active generation of `projection`. */
+async function activeSchema(pool: DatabasePool, projection: string): Promise<string> {
+  const generation = await pool.oneFirst(sql.type(z.object({ g: z.number() }))`
+    select active_generation as g from projection_generations where projection = ${projection}`);
+  return generationSchema(projection, generation);
+}
+
 /**
  * Runs `write` in a transaction on the active generation of `projection`, as the projector
  * does (the runtime puts the generation schema first on the search path).
  */
 async function inGeneration(pool: DatabasePool, projection: string, write: (tx: DatabaseTransactionConnection) => Promise<void>): Promise<void> {
-  const generation = await pool.oneFirst(sql.type(z.object({ g: z.number() }))`
-    select active_generation as g from projection_generations where projection = ${projection}`);
+  const schema = await activeSchema(pool, projection);
   await pool.transaction(async (tx) => {
-    await tx.query(sql.unsafe`select set_config('search_path', ${`${generationSchema(projection, generation)}, public`}, true)`);
+    await tx.query(sql.unsafe`select set_config('search_path', ${`${schema}, public`}, true)`);
     await write(tx);
   });
 }
@@ -75,11 +82,13 @@ async function loadMetrics(input: AnalyticsBenchInput, target: Target, slug: str
   const fullDays = days - 1;
   const firstDay = today - fullDays * DAY_MS;
   const perDay = Math.ceil(total / fullDays);
+  const months = new Set(Array.from({ length: fullDays }, (_, d) => monthOf(new Date(firstDay + d * DAY_MS).toISOString())));
+  // The rows carry no client_event_id: they need no dedup partitions.
   await inGeneration(input.pool, "metric_events", (tx) =>
-    ensureMonthPartitions(tx, "metric_events", new Set(Array.from({ length: fullDays }, (_, d) => monthOf(new Date(firstDay + d * DAY_MS).toISOString())))),
+    preparePartitions(tx, { monthly: "metric_events", dedup: "metric_event_dedup" }, { months, dedupDays: new Set(), maxReceivedMs: 0 }),
   );
   const tasks = Array.from({ length: fullDays }, (_, d) => async () => {
-    const random = seeded(1_000 + d);
+    const random = seededRandom(1_000 + d);
     const count = Math.min(perDay, total - d * perDay);
     if (count <= 0) return;
     const rows = metricDay(target, slug, firstDay + d * DAY_MS, count, Math.round(total / 20), random);
@@ -93,7 +102,7 @@ async function loadMetrics(input: AnalyticsBenchInput, target: Target, slug: str
 async function loadFunnel(input: AnalyticsBenchInput, target: Target, users: number, days: number): Promise<number> {
   const now = Date.now();
   const windowStart = now - (days - 1) * DAY_MS;
-  const random = seeded(77);
+  const random = seededRandom(77);
   const rows = funnelUsers(target, STEPS, 0, users, windowStart, (days - 2) * DAY_MS, random);
   const chunks = Array.from({ length: Math.ceil(rows.length / ROWS_PER_STATEMENT) }, (_, i) => rows.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT));
   await inParallel(chunks.map((chunk) => () => inGeneration(input.pool, "funnel_events", (tx) => insertFunnelEvents(tx, chunk))), 2);
@@ -103,9 +112,7 @@ async function loadFunnel(input: AnalyticsBenchInput, target: Target, users: num
 /** Statistics and the visibility map, as autovacuum keeps them on a table that fills over days. */
 async function settle(pool: DatabasePool): Promise<void> {
   for (const projection of ["metric_events", "funnel_events"]) {
-    const generation = await pool.oneFirst(sql.type(z.object({ g: z.number() }))`
-      select active_generation as g from projection_generations where projection = ${projection}`);
-    await pool.query(sql.unsafe`vacuum (analyze) ${sql.identifier([generationSchema(projection, generation), projection])}`);
+    await pool.query(sql.unsafe`vacuum (analyze) ${sql.identifier([await activeSchema(pool, projection), projection])}`);
   }
 }
 

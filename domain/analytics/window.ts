@@ -5,14 +5,17 @@ export const DATA_MODES = ["production", "development", "all"] as const;
 export type DataMode = (typeof DATA_MODES)[number];
 
 const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** The earliest instant a project with `retentionDays` of retention still serves, in ms. */
+export const retentionHorizon = (retentionDays: number, nowMs: number): number => nowMs - retentionDays * DAY_MS;
 
 /**
  * The window a query may read: `since` is raised to the project's retention horizon (older
  * events are not served even when still stored), and a window that starts after it ends is empty.
  */
 export function retainedWindow(window: TimeWindow, retentionDays: number, nowMs: number): TimeWindow | null {
-  const horizon = nowMs - retentionDays * DAY_MS;
+  const horizon = retentionHorizon(retentionDays, nowMs);
   const since = new Date(Math.max(window.since.getTime(), horizon));
   return since.getTime() > window.until.getTime() ? null : { since, until: window.until };
 }

@@ -1,4 +1,5 @@
 import { percentOf } from "../analytics/numbers.ts";
+import { largestFirst } from "../analytics/order.ts";
 
 export const FUNNEL_MODES = ["open", "closed"] as const;
 export type FunnelMode = (typeof FUNNEL_MODES)[number];
@@ -10,7 +11,7 @@ export type FunnelBreakdown = (typeof FUNNEL_BREAKDOWNS)[number];
 export type StepFilter = { step_name?: string; screen_name?: string };
 
 /** Breakdowns beyond this many values are cut, keeping the values with the most users at step 0. */
-export const MAX_BREAKDOWN_VALUES = 100;
+const MAX_BREAKDOWN_VALUES = 100;
 
 export type StepAnalytics = {
   step_index: number;
@@ -46,7 +47,5 @@ export function stepAnalytics(names: readonly string[], users: readonly number[]
 
 /** Breakdown rows by users at step 0, most first, ties by value (null last), at most 100. */
 export function orderBreakdown<T extends { value: string | null; total_users: number }>(rows: T[]): T[] {
-  return rows
-    .sort((a, b) => b.total_users - a.total_users || (a.value === b.value ? 0 : a.value === null ? 1 : b.value === null ? -1 : a.value < b.value ? -1 : 1))
-    .slice(0, MAX_BREAKDOWN_VALUES);
+  return largestFirst(rows, (row) => row.total_users, MAX_BREAKDOWN_VALUES);
 }

@@ -1,7 +1,7 @@
 import type { EventsIngested, IngestedEvent } from "../ingest/events.ts";
 
 /** Step names longer than this are not steps: every stored value must fit an index entry. */
-export const MAX_STEP_NAME_CHARS = 255;
+const MAX_STEP_NAME_CHARS = 255;
 
 /** A funnel event as the read model stores it; every value comes from the ingest fact. */
 export type FunnelEventRow = {

@@ -4,7 +4,7 @@ import type { StepFilter } from "./analytics.ts";
 export type StepEvent = { step_name: string; screen_name: string | null; time: number };
 
 /** An event matches a step when it has every field the step's filter names. */
-export const matchesStep = (filter: StepFilter, event: StepEvent): boolean =>
+const matchesStep = (filter: StepFilter, event: StepEvent): boolean =>
   (filter.step_name === undefined || event.step_name === filter.step_name) && (filter.screen_name === undefined || event.screen_name === filter.screen_name);
 
 /**

@@ -1,14 +1,15 @@
 import { round2 } from "../analytics/numbers.ts";
+import { largestFirst } from "../analytics/order.ts";
 import type { MetricPhase } from "./derive.ts";
 
 export const METRIC_GROUP_BYS = ["time:hour", "time:day", "time:week", "app_id", "app_version", "device_model", "os_version", "environment"] as const;
 export type MetricGroupBy = (typeof METRIC_GROUP_BYS)[number];
 
-export const isTimeGroup = (groupBy: MetricGroupBy): boolean => groupBy.startsWith("time:");
+const isTimeGroup = (groupBy: MetricGroupBy): boolean => groupBy.startsWith("time:");
 
 /** Limits from the spec: top 20 errors, at most 100 groups. */
 export const MAX_ERRORS = 20;
-export const MAX_GROUPS = 100;
+const MAX_GROUPS = 100;
 
 /** Counts of one phase in one group (`value` is null without group_by). */
 export type PhaseCount = { value: string | null; phase: MetricPhase; events: number; durations: number; duration_sum: number };
@@ -72,12 +73,8 @@ function orderGroups(groupBy: MetricGroupBy, groups: MetricGroup[]): MetricGroup
     const ascending = groups.sort((a, b) => (a.value ?? "").localeCompare(b.value ?? ""));
     return ascending.slice(Math.max(0, ascending.length - MAX_GROUPS));
   }
-  return groups
-    .sort((a, b) => b.total_count - a.total_count || compareValues(a.value, b.value))
-    .slice(0, MAX_GROUPS);
+  return largestFirst(groups, (group) => group.total_count, MAX_GROUPS);
 }
-
-const compareValues = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
 
 /** The aggregation object from per-group phase counts, the top errors and the distribution. */
 export function buildAggregation(

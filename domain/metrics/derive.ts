@@ -1,4 +1,5 @@
 import type { EventsIngested, IngestedEvent } from "../ingest/events.ts";
+import { UUID_PATTERN } from "../shared/ids.ts";
 
 export const METRIC_PHASES = ["start", "complete", "fail", "cancel", "record"] as const;
 export type MetricPhase = (typeof METRIC_PHASES)[number];
@@ -7,7 +8,7 @@ export type MetricPhase = (typeof METRIC_PHASES)[number];
  * The custom attributes a metric event's operation fields are read from. They are the SDK's
  * contract (docs/decisions.md), so they never change; they are not repeated in `attributes`.
  */
-export const METRIC_ATTRIBUTES = { trackingId: "tracking_id", durationMs: "duration_ms", error: "error" } as const;
+const METRIC_ATTRIBUTES = { trackingId: "tracking_id", durationMs: "duration_ms", error: "error" } as const;
 const RESERVED = new Set<string>(Object.values(METRIC_ATTRIBUTES));
 
 // Slugs follow the definition rule (^[a-z0-9-]+$); 100 characters keeps every index entry small.
@@ -74,7 +75,7 @@ export function metricEventOf(batch: EventsIngested, event: IngestedEvent): Metr
     metric_slug: parsed.slug,
     phase: parsed.phase,
     // UUIDs are compared case-insensitively by clients; store them in one case so filters match.
-    tracking_id: trackingId !== null && /^[0-9a-f-]{36}$/i.test(trackingId) ? trackingId.toLowerCase() : trackingId,
+    tracking_id: trackingId !== null && UUID_PATTERN.test(trackingId) ? trackingId.toLowerCase() : trackingId,
     duration_ms: parseDuration(custom[METRIC_ATTRIBUTES.durationMs]),
     error: nonEmpty(custom[METRIC_ATTRIBUTES.error]),
     attributes,

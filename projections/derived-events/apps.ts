@@ -13,3 +13,6 @@ export async function activeAppsByProject(db: CommonQueryMethods, projectIds: re
   for (const row of rows) apps.get(row.project_id)?.push(row.id);
   return apps;
 }
+
+/** The active apps of one project. */
+export const activeAppsOf = async (db: CommonQueryMethods, projectId: string): Promise<string[]> => (await activeAppsByProject(db, [projectId])).get(projectId) ?? [];

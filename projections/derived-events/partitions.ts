@@ -7,29 +7,50 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Dedup days are kept one day past the window, a margin for API clocks that differ. */
 const DEDUP_RETENTION_MS = DEDUP_WINDOW_MS + DAY_MS;
 
+/** What a batch is about to write, as planDerived collects it. */
+export type PartitionNeeds = {
+  /** Months (`YYYY-MM`) of the timestamps of rows about to be written. */
+  months: ReadonlySet<string>;
+  /** Days (`YYYY-MM-DD`) of receipt of rows with a client_event_id (dedup partitions). */
+  dedupDays: ReadonlySet<string>;
+  maxReceivedMs: number;
+};
+
+/** The tables of a derived read model: `monthly` when it is partitioned by month of the timestamp. */
+export type PartitionedTables = { monthly?: string; dedup: string };
+
 function nextMonth(month: string): string {
   const [year, mon] = month.split("-").map(Number) as [number, number];
   return mon === 12 ? `${year + 1}-01` : `${year}-${String(mon + 1).padStart(2, "0")}`;
 }
 
-async function partitionsOf(tx: DatabaseTransactionConnection, parent: string): Promise<Set<string>> {
-  return new Set(
+/**
+ * Creates the partitions a batch needs, with one catalog read for both tables: monthly ones
+ * (`<monthly>_pYYYYMM`, by the event's timestamp) and daily dedup ones (`<dedup>_dYYYYMMDD`, by
+ * receipt), and drops the dedup days no receipt at or after `maxReceivedMs` can be a duplicate of
+ * any more. Runs in the batch transaction with the generation schema first on the search path, so
+ * a replay builds its own.
+ */
+export async function preparePartitions(tx: DatabaseTransactionConnection, tables: PartitionedTables, needs: PartitionNeeds): Promise<void> {
+  const monthly = tables.monthly !== undefined && needs.months.size > 0 ? tables.monthly : undefined;
+  const dedup = needs.dedupDays.size > 0 ? tables.dedup : undefined;
+  const parents = [monthly, dedup].filter((parent) => parent !== undefined);
+  if (parents.length === 0) return;
+  const existing = new Set(
     await tx.anyFirst(sql.type(z.object({ name: z.string() }))`
       select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
-       where i.inhparent = ${parent}::regclass`),
+       where i.inhparent = any(${sql.array(parents, "text")}::regclass[])`),
   );
+  if (monthly !== undefined) await createMonths(tx, monthly, needs.months, existing);
+  if (dedup !== undefined) await createDedupDays(tx, dedup, needs.dedupDays, needs.maxReceivedMs, existing);
 }
 
 /**
- * Creates the monthly partitions (`<parent>_pYYYYMM`, by the event's timestamp) that `months`
- * need. Runs in the batch transaction with the generation schema first on the search path, so a
- * replay builds its own. Created apart and then attached: ATTACH takes a lock that lets queries
- * on the parent go on, where CREATE ... PARTITION OF would block them until commit.
+ * Created apart and then attached: ATTACH takes a lock that lets queries on the parent go on,
+ * where CREATE ... PARTITION OF would block them until commit.
  */
-export async function ensureMonthPartitions(tx: DatabaseTransactionConnection, parent: string, months: Iterable<string>): Promise<void> {
-  let existing: Set<string> | undefined;
+async function createMonths(tx: DatabaseTransactionConnection, parent: string, months: Iterable<string>, existing: Set<string>): Promise<void> {
   for (const month of months) {
-    existing ??= await partitionsOf(tx, parent);
     const name = `${parent}_p${month.replace("-", "")}`;
     if (existing.has(name)) continue;
     await tx.query(sql.unsafe`
@@ -42,12 +63,7 @@ export async function ensureMonthPartitions(tx: DatabaseTransactionConnection, p
   }
 }
 
-/**
- * Creates the daily partitions (`<parent>_dYYYYMMDD`, by receipt) of a dedup table that `days`
- * need, and drops the days no receipt at or after `maxReceivedMs` can be a duplicate of any more.
- */
-export async function ensureDedupDays(tx: DatabaseTransactionConnection, parent: string, days: Iterable<string>, maxReceivedMs: number): Promise<void> {
-  const existing = await partitionsOf(tx, parent);
+async function createDedupDays(tx: DatabaseTransactionConnection, parent: string, days: Iterable<string>, maxReceivedMs: number, existing: Set<string>): Promise<void> {
   for (const day of days) {
     const name = `${parent}_d${day.replaceAll("-", "")}`;
     if (existing.has(name)) continue;

@@ -20,19 +20,21 @@ export type ImportKey = { app_id: string; client_event_id: string };
  */
 export type Step<R> = { kind: "insert"; rows: R[] } | { kind: "replace"; keys: ImportKey[]; rows: R[] } | { kind: "claim"; claim: UserClaimed };
 
+/** The steps, and what they need of partitions (a PartitionNeeds). */
 export type Plan<R> = {
   steps: Step<R>[];
   /** Months (`YYYY-MM`) of the timestamps of rows about to be written. */
   months: Set<string>;
-  /** Days (`YYYY-MM-DD`) of receipt of rows with a client_event_id (dedup partitions). */
+  /** Days (`YYYY-MM-DD`) of receipt of facts with rows that have a client_event_id (dedup partitions). */
   dedupDays: Set<string>;
   maxReceivedMs: number;
 };
 
 export const monthOf = (iso: string) => iso.slice(0, 7);
-export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-type Derive<R> = (batch: EventsIngested, event: IngestedEvent) => R | null;
+/** The derived row an ingested event stands for, or null when it stands for none. */
+export type Derive<R> = (batch: EventsIngested, event: IngestedEvent) => R | null;
 
 /**
  * Turns a projector batch into statements. Facts of types this read model does not use
@@ -61,14 +63,16 @@ export function planDerived<R extends DerivedRow>(facts: readonly Fact[], derive
     open ??= kind === "insert" ? new InsertStep<R>() : new ReplaceStep<R>();
     const receivedMs = Date.parse(batch.received_at);
     plan.maxReceivedMs = Math.max(plan.maxReceivedMs, receivedMs);
+    let keyed = false;
     for (const event of batch.events) {
       const row = derive(batch, event);
       open.add(batch.app_id, event, row, receivedMs);
       if (row) {
         plan.months.add(monthOf(row.timestamp));
-        if (row.client_event_id !== null) plan.dedupDays.add(dayOf(receivedMs));
+        keyed ||= row.client_event_id !== null;
       }
     }
+    if (keyed) plan.dedupDays.add(dayOf(receivedMs));
   }
   close();
   return plan;

@@ -24,19 +24,20 @@ type Counts = Map<string | null, number[]>;
 async function countUsers(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[], mode: FunnelMode, breakdown?: FunnelBreakdown): Promise<Counts> {
   const query = mode === "open" ? openCountsQuery(scope, filters, breakdown) : closedCountsQuery(scope, filters, breakdown);
   const counts: Counts = new Map();
-  const unresolved = new Set<string>();
+  // (user, value) pairs to walk, keyed as JSON; the value is the pair's user.
+  const unresolved = new Map<string, string>();
   for (const row of await analyticsRows(pool, query, countsRow)) {
     const users = counts.get(row.value) ?? filters.map(() => 0);
     counts.set(row.value, users);
     if (row.unresolved_user !== null) {
-      unresolved.add(JSON.stringify([row.unresolved_user, row.value]));
+      unresolved.set(JSON.stringify([row.unresolved_user, row.value]), row.unresolved_user);
       continue;
     }
     // A user who reached `reached` steps counts at each of them.
     for (let k = 0; k < row.reached; k += 1) users[k] = (users[k] ?? 0) + row.users;
   }
   if (unresolved.size === 0) return counts;
-  const users = [...new Set([...unresolved].map((key) => (JSON.parse(key) as [string, string | null])[0]))];
+  const users = [...new Set(unresolved.values())];
   for (const { user_id, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, filters, users, breakdown), userEvents)) {
     if (!unresolved.has(JSON.stringify([user_id, value]))) continue;
     const walked = events.map(([step_name, screen_name, time]): StepEvent => ({ step_name, screen_name, time }));

@@ -13,7 +13,7 @@ const TIME_UNITS: Record<string, string> = { "time:hour": "hour", "time:day": "d
 const EVENT_COLUMNS: Record<string, string> = { app_version: "app_version", device_model: "device_model", os_version: "os_version", environment: "environment" };
 
 /** Whether the hourly counts can answer: they know the app and the hour, nothing else of an event. */
-export const rollupsCanAnswer = (filters: MetricFilters, grouping: Grouping): boolean =>
+const rollupsCanAnswer = (filters: MetricFilters, grouping: Grouping): boolean =>
   !hasEventFilters(filters) && (grouping === undefined || grouping === "slug" || grouping === "app_id" || grouping in TIME_UNITS);
 
 /** The group value of a row of the rollup `h` or of metric_events `e`. Time buckets are UTC. */

@@ -6,7 +6,7 @@ import { countsQuery, errorsQuery, percentilesQuery, phaseCountRow, usersQuery }
 import { hasEventFilters, type MetricFilters, type MetricScope } from "./scope.ts";
 
 /** Above `exactLimit` events in a window unique users and percentiles are estimated (docs/decisions.md). */
-export const SAMPLING = { exactLimit: 50_000, minSampledUsers: MIN_SAMPLED_USERS };
+const SAMPLING = { exactLimit: 50_000, minSampledUsers: MIN_SAMPLED_USERS };
 
 /** A distribution and how many distinct users were actually read (all of them when exact). */
 type Read = Distribution & { sampledUsers: number };

@@ -1,8 +1,9 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import { METRIC_PHASES, type MetricPhase } from "../../domain/metrics/derive.ts";
-import { and, dataModeCondition, iso } from "../derived-events/sql.ts";
+import { and, iso } from "../derived-events/sql.ts";
 import type { DataMode } from "../../domain/analytics/window.ts";
+import { eventScope } from "./scope.ts";
 
 const metricEventRow = z.object({
   id: z.string(),
@@ -46,18 +47,10 @@ export type ListCursor = { timestamp: string; id?: string };
 
 /** One page, newest first by (timestamp, id), with one extra row so the caller knows if more exist. */
 export function listMetricEvents(db: CommonQueryMethods, list: MetricEventList, page: { cursor?: ListCursor; limit: number }) {
-  const conditions = [
-    sql.fragment`e.project_id = ${list.projectId}`,
-    sql.fragment`e.metric_slug = ${list.slug}`,
-    sql.fragment`e.app_id = any(${sql.array(list.appIds, "uuid")})`,
-    dataModeCondition(list.dataMode, sql.fragment`e.is_dev`),
-    sql.fragment`e."timestamp" >= ${iso(list.since)}`,
-  ];
+  const conditions = [...eventScope(list, [list.slug], { userId: list.userId, environment: list.environment }), sql.fragment`e."timestamp" >= ${iso(list.since)}`];
   if (list.until) conditions.push(sql.fragment`e."timestamp" <= ${iso(list.until)}`);
   if (list.phase !== undefined) conditions.push(sql.fragment`e.phase = ${list.phase}`);
   if (list.trackingId !== undefined) conditions.push(sql.fragment`e.tracking_id = ${list.trackingId}`);
-  if (list.userId !== undefined) conditions.push(sql.fragment`e.user_id = ${list.userId}`);
-  if (list.environment !== undefined) conditions.push(sql.fragment`e.environment = ${list.environment}`);
   const cursor = page.cursor;
   if (cursor) {
     const at = sql.fragment`${cursor.timestamp}::timestamptz`;

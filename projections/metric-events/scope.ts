@@ -16,14 +16,23 @@ export type MetricFilters = {
 
 export const hasEventFilters = (filters: MetricFilters): boolean => Object.values(filters).some((value) => value !== undefined);
 
-/** Conditions on metric_events `e` for the scope's project, apps, slugs and data mode (not time). */
-export function eventScope(scope: MetricScope, slugs: readonly string[], filters: MetricFilters): FragmentSqlToken[] {
-  const conditions = [
-    sql.fragment`e.project_id = ${scope.projectId}`,
-    slugs.length === 1 ? sql.fragment`e.metric_slug = ${slugs[0]!}` : sql.fragment`e.metric_slug = any(${sql.array(slugs, "text")})`,
-    sql.fragment`e.app_id = any(${sql.array(scope.appIds, "uuid")})`,
-    dataModeCondition(scope.dataMode, sql.fragment`e.is_dev`),
+/** The scope without its window: the list has its own time conditions. */
+type Place = Pick<MetricScope, "projectId" | "appIds" | "dataMode">;
+
+/** Conditions on table `alias` (metric_events or an hourly rollup) for the project, apps, slugs and data mode. */
+function placeConditions(place: Place, slugs: readonly string[], alias: "e" | "h"): FragmentSqlToken[] {
+  const t = sql.identifier([alias]);
+  return [
+    sql.fragment`${t}.project_id = ${place.projectId}`,
+    slugs.length === 1 ? sql.fragment`${t}.metric_slug = ${slugs[0]!}` : sql.fragment`${t}.metric_slug = any(${sql.array(slugs, "text")})`,
+    sql.fragment`${t}.app_id = any(${sql.array(place.appIds, "uuid")})`,
+    dataModeCondition(place.dataMode, sql.fragment`${t}.is_dev`),
   ];
+}
+
+/** Conditions on metric_events `e` for the scope's project, apps, slugs, data mode and filters (not time). */
+export function eventScope(place: Place, slugs: readonly string[], filters: MetricFilters): FragmentSqlToken[] {
+  const conditions = placeConditions(place, slugs, "e");
   if (filters.appVersion !== undefined) conditions.push(sql.fragment`e.app_version = ${filters.appVersion}`);
   if (filters.deviceModel !== undefined) conditions.push(sql.fragment`e.device_model = ${filters.deviceModel}`);
   if (filters.osVersion !== undefined) conditions.push(sql.fragment`e.os_version = ${filters.osVersion}`);
@@ -33,11 +42,4 @@ export function eventScope(scope: MetricScope, slugs: readonly string[], filters
 }
 
 /** Conditions on an hourly rollup `h` for the scope (not time). */
-export function rollupScope(scope: MetricScope, slugs: readonly string[]): FragmentSqlToken[] {
-  return [
-    sql.fragment`h.project_id = ${scope.projectId}`,
-    slugs.length === 1 ? sql.fragment`h.metric_slug = ${slugs[0]!}` : sql.fragment`h.metric_slug = any(${sql.array(slugs, "text")})`,
-    sql.fragment`h.app_id = any(${sql.array(scope.appIds, "uuid")})`,
-    dataModeCondition(scope.dataMode, sql.fragment`h.is_dev`),
-  ];
-}
+export const rollupScope = (scope: MetricScope, slugs: readonly string[]): FragmentSqlToken[] => placeConditions(scope, slugs, "h");

@@ -5,6 +5,7 @@ import { projectWithApp } from "../support/catalog.ts";
 import { at, DAY, getWhen, ingestAll, midnightDaysAgo, stepEvent } from "../support/analytics.ts";
 import { referenceFunnel, type StepTouch } from "../support/funnel-reference.ts";
 import { client, type Client } from "../support/http.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 import { startTestService, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
@@ -207,8 +208,7 @@ describe("random data against a reference walk", () => {
     const filters = [{ step_name: "a" }, { step_name: "b" }, { step_name: "c", screen_name: "S" }, { screen_name: "T" }];
     const steps = filters.map((event_filter, index) => ({ name: `s${index}`, event_filter }));
     await http.post(`/v1/projects/${project.project.id}/funnels`, { name: "Random", slug: "random", steps }, { token: owner.token });
-    let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(7).next;
     const start = midnightDaysAgo(2);
     const touches: StepTouch[] = [];
     const sent = [];

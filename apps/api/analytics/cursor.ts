@@ -1,5 +1,6 @@
 import { invalid } from "../../../domain/shared/errors.ts";
 import type { ListCursor } from "../../../projections/metric-events/list-queries.ts";
+import { page } from "../listing.ts";
 import { uuid } from "../validation.ts";
 
 /** `<timestamp>`, or `<timestamp>|<id>` when the page ended inside a run of equal timestamps. */
@@ -17,11 +18,5 @@ export function parseTimeCursor(value: string | undefined): ListCursor | undefin
  * The page envelope for rows ordered newest first. The cursor is the last row's timestamp; when
  * the next row shares it, the cursor also names the last id so no row is skipped.
  */
-export function timePage<T extends { timestamp: string; id: string }>(rows: readonly T[], limit: number) {
-  const hasMore = rows.length > limit;
-  const items = hasMore ? rows.slice(0, limit) : [...rows];
-  if (!hasMore) return { items, cursor: null, has_more: false };
-  const last = items[items.length - 1]!;
-  const tied = rows[limit]!.timestamp === last.timestamp;
-  return { items, cursor: tied ? `${last.timestamp}|${last.id}` : last.timestamp, has_more: true };
-}
+export const timePage = <T extends { timestamp: string; id: string }>(rows: readonly T[], limit: number) =>
+  page(rows, limit, (last) => (rows[limit]!.timestamp === last.timestamp ? `${last.timestamp}|${last.id}` : last.timestamp));

@@ -1,14 +1,15 @@
 import { z } from "zod";
-import { DATA_MODES, retainedWindow, type TimeWindow } from "../../../domain/analytics/window.ts";
+import { DATA_MODES, retainedWindow, retentionHorizon, type DataMode, type TimeWindow } from "../../../domain/analytics/window.ts";
 import { ENVIRONMENTS } from "../../../domain/ingest/rules.ts";
 import { DEFAULTS } from "../../../domain/projects/settings.ts";
 import { invalid } from "../../../domain/shared/errors.ts";
+import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
 import type { ProjectRow } from "../../../projections/directory/catalog-queries.ts";
 import { parseInstant } from "../listing.ts";
 import { uuid } from "../validation.ts";
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
+/** `:projectId` and `:slug` of a metric or funnel query (slugs as long as a metric message allows). */
+export const definitionParams = z.object({ projectId: uuid, slug: z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") });
 
 /** Query fields every analytics route shares. */
 export const windowFields = {
@@ -37,17 +38,28 @@ export function requestedWindow(query: { since?: string; until?: string }, defau
 
 export type RetentionKind = "metrics" | "funnels";
 
-/** The project's retention in force for metric or funnel events, in days. */
-export function retentionDays(project: ProjectRow, kind: RetentionKind): number {
-  return kind === "metrics"
-    ? (project.retention_days_metrics ?? DEFAULTS.retention_days_metrics)
-    : (project.retention_days_funnels ?? DEFAULTS.retention_days_funnels);
+/** The project's retention in force for metric or funnel events, in days (its override, else the default). */
+function retentionDays(project: ProjectRow, kind: RetentionKind): number {
+  const field = `retention_days_${kind}` as const;
+  return project[field] ?? DEFAULTS[field];
 }
 
-/** The part of `window` the project still serves, or null when all of it is past retention. */
-export const servedWindow = (project: ProjectRow, kind: RetentionKind, window: TimeWindow, now = Date.now()) =>
-  retainedWindow(window, retentionDays(project, kind), now);
+/** The earliest instant of `kind` events the project still serves, in ms. */
+export const servedSince = (project: ProjectRow, kind: RetentionKind, now = Date.now()): number => retentionHorizon(retentionDays(project, kind), now);
 
-/** The apps a query reads: the project's active apps, narrowed to `appId` when given. */
-export const narrowApps = (appIds: readonly string[], appId: string | undefined): string[] =>
-  appId === undefined ? [...appIds] : appIds.filter((id) => id === appId.toLowerCase());
+/**
+ * Where an analytics query reads in one project: the part of the window the project still
+ * serves, its active apps narrowed to `appId` when given (none when all of the window is past
+ * retention), and the data mode.
+ */
+export function projectScope(
+  project: ProjectRow,
+  kind: RetentionKind,
+  apps: readonly string[],
+  request: { window: TimeWindow; dataMode: DataMode; appId?: string },
+  now = Date.now(),
+) {
+  const window = retainedWindow(request.window, retentionDays(project, kind), now);
+  const appIds = window === null ? [] : request.appId === undefined ? [...apps] : apps.filter((id) => id === request.appId!.toLowerCase());
+  return { projectId: project.id, appIds, dataMode: request.dataMode, ...(window ?? request.window) };
+}

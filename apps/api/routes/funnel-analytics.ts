@@ -1,10 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { DAY_MS } from "../../../domain/analytics/window.ts";
 import { FUNNEL_BREAKDOWNS, FUNNEL_MODES } from "../../../domain/funnels/analytics.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
-import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
-import { activeAppsByProject } from "../../../projections/derived-events/apps.ts";
-import { projectsOfTeams } from "../../../projections/directory/catalog-queries.ts";
+import { activeAppsOf } from "../../../projections/derived-events/apps.ts";
 import { funnelBySlug, funnelsOfTeams } from "../../../projections/directory/definition-queries.ts";
 import { funnelAnalytics, funnelCompletions } from "../../../projections/funnel-events/analytics.ts";
 import { checkKeyRule, visibleTeams } from "../auth/access.ts";
@@ -12,13 +11,12 @@ import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../project-access.ts";
 import { parse, uuid } from "../validation.ts";
-import { DAY_MS, environmentFilter, narrowApps, requestedWindow, scopeFields, servedWindow, textFilter, windowFields } from "../analytics/params.ts";
+import { definitionParams, environmentFilter, projectScope, requestedWindow, scopeFields, textFilter, windowFields } from "../analytics/params.ts";
+import { projectsWithApps } from "../analytics/projects.ts";
 import { FUNNELS_READ } from "./funnel-definitions.ts";
 
 /** Funnel queries look back 30 days unless told otherwise (the spec's default). */
 const DEFAULT_SPAN_MS = 30 * DAY_MS;
-
-const funnelParams = z.object({ projectId: uuid, slug: z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") });
 
 const analyticsQuery = z.object({
   ...windowFields,
@@ -35,22 +33,13 @@ export function funnelAnalyticsRoutes(deps: ApiDeps) {
     app.get("/:slug/query", async (request) => {
       const caller = requirePrincipal(await callerOf(deps, request));
       checkKeyRule(caller, FUNNELS_READ);
-      const { projectId, slug } = parse(funnelParams, request.params, "params");
+      const { projectId, slug } = parse(definitionParams, request.params, "params");
       const query = parse(analyticsQuery, request.query, "query");
       const project = await accessibleProject(deps, caller, projectId, FUNNELS_READ);
       const funnel = await funnelBySlug(deps.pool, projectId, slug);
       if (!funnel) throw notFound("funnel");
-      const requested = requestedWindow(query, DEFAULT_SPAN_MS);
-      const window = servedWindow(project, "funnels", requested);
-      const apps = (await activeAppsByProject(deps.pool, [projectId])).get(projectId) ?? [];
-      const scope = {
-        projectId,
-        appIds: window ? narrowApps(apps, query.app_id) : [],
-        dataMode: query.data_mode,
-        appVersion: query.app_version,
-        environment: query.environment,
-        ...(window ?? requested),
-      };
+      const asked = { window: requestedWindow(query, DEFAULT_SPAN_MS), dataMode: query.data_mode, appId: query.app_id };
+      const scope = { ...projectScope(project, "funnels", await activeAppsOf(deps.pool, projectId), asked), appVersion: query.app_version, environment: query.environment };
       return { slug, analytics: await funnelAnalytics(deps.pool, scope, funnel, query.mode, query.group_by) };
     });
   };
@@ -67,15 +56,12 @@ export function funnelCompletionRoutes(deps: ApiDeps) {
       const query = parse(z.object({ ...windowFields, ...scopeFields }), request.query, "query");
       const teams = await visibleTeams(deps, caller, FUNNELS_READ, query.team_id?.toLowerCase());
       if (teams.length === 0) return { count: 0, started: 0 };
-      const requested = requestedWindow(query, DEFAULT_SPAN_MS);
-      const projects = (await projectsOfTeams(deps.pool, teams)).filter((project) => query.project_id === undefined || project.id === query.project_id.toLowerCase());
-      const apps = await activeAppsByProject(deps.pool, projects.map((project) => project.id));
+      const asked = { window: requestedWindow(query, DEFAULT_SPAN_MS), dataMode: query.data_mode, appId: query.app_id };
+      const projects = await projectsWithApps(deps, teams, query.project_id);
       const funnels = await funnelsOfTeams(deps.pool, teams);
       const totals = await Promise.all(
-        projects.flatMap((project) => {
-          const window = servedWindow(project, "funnels", requested);
-          const appIds = window ? narrowApps(apps.get(project.id) ?? [], query.app_id) : [];
-          const scope = { projectId: project.id, appIds, dataMode: query.data_mode, ...(window ?? requested) };
+        projects.flatMap(({ project, apps }) => {
+          const scope = projectScope(project, "funnels", apps, asked);
           return funnels
             .filter((funnel) => funnel.project_id === project.id)
             .map((funnel) => funnelCompletions(deps.pool, scope, funnel.steps.map((step) => step.event_filter)));

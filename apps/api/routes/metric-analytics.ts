@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { METRIC_GROUP_BYS } from "../../../domain/metrics/aggregation.ts";
 import { METRIC_PHASES } from "../../../domain/metrics/derive.ts";
+import { DAY_MS } from "../../../domain/analytics/window.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
-import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
-import { activeAppsByProject } from "../../../projections/derived-events/apps.ts";
+import { activeAppsOf } from "../../../projections/derived-events/apps.ts";
 import { metricBySlug } from "../../../projections/directory/definition-queries.ts";
 import { aggregateMetric } from "../../../projections/metric-events/aggregate.ts";
 import { listMetricEvents } from "../../../projections/metric-events/list-queries.ts";
@@ -15,10 +15,8 @@ import { limitSchema, parseInstant } from "../listing.ts";
 import { accessibleProject } from "../project-access.ts";
 import { parse, uuid } from "../validation.ts";
 import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
-import { DAY_MS, environmentFilter, narrowApps, requestedWindow, retentionDays, servedWindow, textFilter, windowFields } from "../analytics/params.ts";
+import { definitionParams, environmentFilter, projectScope, requestedWindow, servedSince, textFilter, windowFields } from "../analytics/params.ts";
 import { METRICS_READ } from "./metric-definitions.ts";
-
-const metricParams = z.object({ projectId: uuid, slug: z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") });
 
 const listQuery = z.object({
   ...windowFields,
@@ -49,11 +47,10 @@ const aggregateQuery = z.object({
 export function metricAnalyticsRoutes(deps: ApiDeps) {
   /** The project (404 unless the caller may read its metrics), the defined metric's slug and the active apps. */
   async function metricOf(request: FastifyRequest, principal: Principal) {
-    const { projectId, slug } = parse(metricParams, request.params, "params");
+    const { projectId, slug } = parse(definitionParams, request.params, "params");
     const project = await accessibleProject(deps, principal, projectId, METRICS_READ);
     if (!(await metricBySlug(deps.pool, projectId, slug))) throw notFound("metric");
-    const apps = (await activeAppsByProject(deps.pool, [projectId])).get(projectId) ?? [];
-    return { project, slug, apps };
+    return { project, slug, apps: await activeAppsOf(deps.pool, projectId) };
   }
 
   return async (app: FastifyInstance) => {
@@ -63,7 +60,7 @@ export function metricAnalyticsRoutes(deps: ApiDeps) {
       const query = parse(listQuery, request.query, "query");
       const { project, slug, apps } = await metricOf(request, caller);
       const now = Date.now();
-      const horizon = now - retentionDays(project, "metrics") * DAY_MS;
+      const horizon = servedSince(project, "metrics", now);
       const since = Math.max(horizon, query.since === undefined ? horizon : parseInstant(query.since, "since", now).getTime());
       const until = query.until === undefined ? undefined : parseInstant(query.until, "until", now);
       const rows = await listMetricEvents(
@@ -91,14 +88,7 @@ export function metricAnalyticsRoutes(deps: ApiDeps) {
       checkKeyRule(caller, METRICS_READ);
       const query = parse(aggregateQuery, request.query, "query");
       const { project, slug, apps } = await metricOf(request, caller);
-      const requested = requestedWindow(query, DAY_MS);
-      const window = servedWindow(project, "metrics", requested);
-      const scope = {
-        projectId: project.id,
-        appIds: window ? narrowApps(apps, query.app_id) : [],
-        dataMode: query.data_mode,
-        ...(window ?? requested),
-      };
+      const scope = projectScope(project, "metrics", apps, { window: requestedWindow(query, DAY_MS), dataMode: query.data_mode, appId: query.app_id });
       const filters = {
         appVersion: query.app_version,
         deviceModel: query.device_model,

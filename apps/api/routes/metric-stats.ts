@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { DataMode, TimeWindow } from "../../../domain/analytics/window.ts";
+import { DAY_MS, type DataMode, type TimeWindow } from "../../../domain/analytics/window.ts";
 import { successRate } from "../../../domain/metrics/aggregation.ts";
-import { activeAppsByProject } from "../../../projections/derived-events/apps.ts";
-import { projectsOfTeams, type ProjectRow } from "../../../projections/directory/catalog-queries.ts";
+import { activeAppsOf } from "../../../projections/derived-events/apps.ts";
+import type { ProjectRow } from "../../../projections/directory/catalog-queries.ts";
 import { metricsOfProject, metricsOfTeams } from "../../../projections/directory/definition-queries.ts";
 import { outcomesBySlug, type OutcomeCounts } from "../../../projections/metric-events/stats-queries.ts";
 import { checkKeyRule, visibleTeams } from "../auth/access.ts";
@@ -11,30 +11,21 @@ import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../project-access.ts";
 import { parse, uuid } from "../validation.ts";
-import { DAY_MS, narrowApps, requestedWindow, scopeFields, servedWindow, windowFields } from "../analytics/params.ts";
+import { projectScope, requestedWindow, scopeFields, windowFields } from "../analytics/params.ts";
+import { projectsWithApps } from "../analytics/projects.ts";
 import { METRICS_READ } from "./metric-definitions.ts";
 
 type Request = { window: TimeWindow; dataMode: DataMode; appId?: string };
 
 /** Complete and fail counts of `slugs` in one project, within its retention and active apps. */
-async function projectOutcomes(deps: ApiDeps, project: ProjectRow, apps: readonly string[], slugs: readonly string[], request: Request) {
-  const window = servedWindow(project, "metrics", request.window);
-  const appIds = window ? narrowApps(apps, request.appId) : [];
-  return outcomesBySlug(deps.pool, { projectId: project.id, appIds, dataMode: request.dataMode, ...(window ?? request.window) }, slugs);
-}
+const projectOutcomes = (deps: ApiDeps, project: ProjectRow, apps: readonly string[], slugs: readonly string[], request: Request) =>
+  outcomesBySlug(deps.pool, projectScope(project, "metrics", apps, request), slugs);
 
 const statOf = (slug: string, counts: OutcomeCounts | undefined) => {
   const complete = counts?.complete ?? 0;
   const fail = counts?.fail ?? 0;
   return { slug, complete_count: complete, fail_count: fail, success_rate: successRate(complete, fail) };
 };
-
-/** Projects of `teams`, narrowed to `projectId`, with their active apps. */
-async function projectsWithApps(deps: ApiDeps, teams: readonly string[], projectId?: string) {
-  const projects = (await projectsOfTeams(deps.pool, teams)).filter((project) => projectId === undefined || project.id === projectId.toLowerCase());
-  const apps = await activeAppsByProject(deps.pool, projects.map((project) => project.id));
-  return projects.map((project) => ({ project, apps: apps.get(project.id) ?? [] }));
-}
 
 /** GET /v1/projects/:projectId/metric-stats: one row per metric definition, zero-event ones included. */
 export function projectMetricStatsRoutes(deps: ApiDeps) {
@@ -46,7 +37,7 @@ export function projectMetricStatsRoutes(deps: ApiDeps) {
       const query = parse(z.object(windowFields), request.query, "query");
       const project = await accessibleProject(deps, caller, projectId, METRICS_READ);
       const definitions = await metricsOfProject(deps.pool, projectId);
-      const apps = (await activeAppsByProject(deps.pool, [projectId])).get(projectId) ?? [];
+      const apps = await activeAppsOf(deps.pool, projectId);
       const slugs = definitions.map((metric) => metric.slug);
       const outcomes = await projectOutcomes(deps, project, apps, slugs, { window: requestedWindow(query, DAY_MS), dataMode: query.data_mode });
       return { stats: slugs.map((slug) => statOf(slug, outcomes.get(slug))) };

@@ -1,0 +1,32 @@
+import type { DatabaseTransactionConnection } from "slonik";
+import type { Fact } from "../_runtime/projection.ts";
+import { reassignUser } from "../app-users/reassign.ts";
+import { preparePartitions, type PartitionedTables } from "./partitions.ts";
+import { planDerived, type Derive, type DerivedRow, type ImportKey } from "./plan.ts";
+
+/** Rows per statement: a round trip is amortized, the JSON parameter stays a few MB. */
+const ROWS_PER_STATEMENT = 5_000;
+
+/** A read model of rows derived from ingested events: how a row is derived, where and how it is written. */
+export type DerivedModel<R extends DerivedRow> = {
+  /** The rows' table, which claims update too. */
+  table: string;
+  partitions: PartitionedTables;
+  derive: Derive<R>;
+  insert: (tx: DatabaseTransactionConnection, rows: readonly R[]) => Promise<void>;
+  replace: (tx: DatabaseTransactionConnection, keys: readonly ImportKey[], rows: readonly R[]) => Promise<void>;
+};
+
+/**
+ * Applies a projector batch to a derived read model: facts of other types are skipped, claims
+ * move rows to the claiming user, and every step runs in stream order.
+ */
+export async function applyDerived<R extends DerivedRow>(tx: DatabaseTransactionConnection, facts: readonly Fact[], model: DerivedModel<R>): Promise<void> {
+  const plan = planDerived(facts, model.derive, ROWS_PER_STATEMENT);
+  await preparePartitions(tx, model.partitions, plan);
+  for (const step of plan.steps) {
+    if (step.kind === "insert") await model.insert(tx, step.rows);
+    else if (step.kind === "replace") await model.replace(tx, step.keys, step.rows);
+    else await reassignUser(tx, model.table, step.claim);
+  }
+}
