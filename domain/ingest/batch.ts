@@ -60,14 +60,12 @@ export function normalizeBatch(raw: readonly unknown[], context: NormalizeContex
   const events: IngestedEvent[] = [];
   const errors: RejectedEvent[] = [];
   const seen = new Set<string>();
-  let accepted = 0;
   raw.forEach((item, index) => {
     const result = normalizeEvent(item, context);
     if (!result.ok) {
       errors.push({ index, message: `events[${index}]: ${result.reason}` });
       return;
     }
-    accepted += 1;
     const clientId = result.event.client_event_id;
     if (context.mode === "ingest" && clientId !== null) {
       if (seen.has(clientId)) return;
@@ -75,7 +73,7 @@ export function normalizeBatch(raw: readonly unknown[], context: NormalizeContex
     }
     events.push(result.event);
   });
-  return { events, accepted, rejected: errors.length, errors };
+  return { events, accepted: raw.length - errors.length, rejected: errors.length, errors };
 }
 
 /**

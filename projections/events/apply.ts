@@ -5,7 +5,7 @@ import type { Projection } from "../_runtime/projection.ts";
 import { reassignUser } from "../app-users/reassign.ts";
 import { planImport } from "./import-plan.ts";
 import { insertChunk } from "./insert.ts";
-import { dayOf, monthOf, preparePartitions } from "./partitions.ts";
+import { partitionNeeds, preparePartitions } from "./partitions.ts";
 import { planChunks } from "./plan.ts";
 import { replaceEvents } from "./replace.ts";
 
@@ -62,17 +62,7 @@ async function writeSlice(tx: DatabaseTransactionConnection, facts: EventsIngest
   const chunks = planChunks(facts, ROWS_PER_STATEMENT);
   if (chunks.length === 0) return;
   await commitWithoutFlush(tx);
-  const months = new Set<string>();
-  const days = new Set<string>();
-  let maxReceivedMs = 0;
-  for (const chunk of chunks) {
-    maxReceivedMs = Math.max(maxReceivedMs, chunk.maxReceivedMs);
-    for (const part of chunk.parts) {
-      days.add(dayOf(Date.parse(part.fact.received_at)));
-      for (const event of part.events) months.add(monthOf(event.timestamp));
-    }
-  }
-  await preparePartitions(tx, { months, days, maxReceivedMs });
+  await preparePartitions(tx, partitionNeeds(chunks.flatMap((chunk) => chunk.parts)));
   for (const chunk of chunks) await insertChunk(tx, chunk);
 }
 
@@ -81,16 +71,7 @@ async function importSlice(tx: DatabaseTransactionConnection, facts: EventsInges
   const parts = planImport(facts);
   if (parts.length === 0) return;
   await commitWithoutFlush(tx);
-  const months = new Set<string>();
-  const days = new Set<string>();
-  let maxReceivedMs = 0;
-  for (const part of parts) {
-    const receivedMs = Date.parse(part.fact.received_at);
-    maxReceivedMs = Math.max(maxReceivedMs, receivedMs);
-    days.add(dayOf(receivedMs));
-    for (const event of part.events) months.add(monthOf(event.timestamp));
-  }
-  await preparePartitions(tx, { months, days, maxReceivedMs });
+  await preparePartitions(tx, partitionNeeds(parts));
   await replaceEvents(tx, parts);
 }
 

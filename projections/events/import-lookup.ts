@@ -9,6 +9,6 @@ export async function storedClientEventIds(db: CommonQueryMethods, appId: string
   if (clientEventIds.length === 0) return new Set();
   const found = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     select distinct client_event_id::text as id from events
-     where app_id = ${appId} and client_event_id = any(${sql.array([...clientEventIds], "uuid")})`);
+     where app_id = ${appId} and client_event_id = any(${sql.array(clientEventIds, "uuid")})`);
   return new Set(found);
 }

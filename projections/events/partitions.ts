@@ -1,6 +1,7 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import { z } from "zod";
 import { DEDUP_WINDOW_MS } from "../../domain/ingest/rules.ts";
+import type { FactPart } from "./plan.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -16,8 +17,22 @@ export type PartitionNeeds = {
   maxReceivedMs: number;
 };
 
-export const monthOf = (iso: string) => iso.slice(0, 7);
-export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const monthOf = (iso: string) => iso.slice(0, 7);
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The partitions the events of `parts` are written into. */
+export function partitionNeeds(parts: Iterable<FactPart>): PartitionNeeds {
+  const months = new Set<string>();
+  const days = new Set<string>();
+  let maxReceivedMs = 0;
+  for (const part of parts) {
+    const receivedMs = Date.parse(part.fact.received_at);
+    maxReceivedMs = Math.max(maxReceivedMs, receivedMs);
+    days.add(dayOf(receivedMs));
+    for (const event of part.events) months.add(monthOf(event.timestamp));
+  }
+  return { months, days, maxReceivedMs };
+}
 
 const eventsPartition = (month: string) => `events_p${month.replace("-", "")}`;
 const dedupPartition = (day: string) => `event_dedup_d${day.replaceAll("-", "")}`;

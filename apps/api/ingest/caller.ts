@@ -14,20 +14,30 @@ const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
 
 type Entry = { caller: IngestCaller; expiresAt: number };
-// One cache per API and key type: an entry proves the key type it was resolved for.
+// One cache per API and key type, keyed by the Authorization header: an entry proves the key type
+// it was resolved for.
 const cacheByApi = new WeakMap<ApiDeps, Record<WritingKeyType, Map<string, Entry>>>();
-
-const BEARER = /^Bearer\s+(\S+)$/i;
+const resolved = new WeakMap<FastifyRequest, Promise<IngestCaller>>();
 
 /**
- * The app-scoped key and app of an ingest (client key) or import (import key) request. SDKs post
- * several batches a second per key, so a resolved key (with its app row) is cached in memory for
+ * The app-scoped key and app of an ingest (client key) or import (import key) request, resolved
+ * once per request (the onRequest hook and the handler share the answer). SDKs post several
+ * batches a second per key, so a resolved key (with its app row) is cached in memory for
  * 5 seconds: a revoked or expired key, a deleted app or a changed permission takes effect within
  * that time on each API instance. Failures are not cached, so a key works as soon as it exists.
  * @throws AppError 401 without a valid credential, 403 for any other key type or one without events:write
  */
-export async function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType = "client"): Promise<IngestCaller> {
-  const secret = BEARER.exec(request.headers.authorization ?? "")?.[1];
+export function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType = "client"): Promise<IngestCaller> {
+  let caller = resolved.get(request);
+  if (!caller) {
+    caller = resolve(deps, request, keyType);
+    resolved.set(request, caller);
+  }
+  return caller;
+}
+
+async function resolve(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType): Promise<IngestCaller> {
+  const authorization = request.headers.authorization;
   let caches = cacheByApi.get(deps);
   if (!caches) {
     caches = { client: new Map(), import: new Map() };
@@ -35,7 +45,7 @@ export async function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, key
   }
   const cache = caches[keyType];
   const now = Date.now();
-  const cached = secret === undefined ? undefined : cache.get(secret);
+  const cached = authorization === undefined ? undefined : cache.get(authorization);
   if (cached && cached.expiresAt > now) {
     deps.keyUsage.touch(cached.caller.keyId);
     return cached.caller;
@@ -49,6 +59,7 @@ export async function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, key
   if (!app) throw forbidden("the app of this key does not exist");
   const caller = { keyId: principal.keyId, app };
   if (cache.size >= CACHE_MAX) cache.clear();
-  cache.set(secret!, { caller, expiresAt: now + CACHE_TTL_MS });
+  // A key principal comes only from a bearer header.
+  cache.set(authorization!, { caller, expiresAt: now + CACHE_TTL_MS });
   return caller;
 }

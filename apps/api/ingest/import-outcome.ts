@@ -1,7 +1,6 @@
 import type { IngestedEvent } from "../../../domain/ingest/events.ts";
 import { importOutcome, type ImportOutcome } from "../../../domain/ingest/import-outcome.ts";
 import { storedClientEventIds } from "../../../projections/events/import-lookup.ts";
-import { PROJECTIONS } from "../../../projections/registry.ts";
 import { lastSequenceOn } from "../../../streams/last-sequence.ts";
 import type { ApiDeps } from "../deps.ts";
 
@@ -20,9 +19,7 @@ export async function classifyImport(deps: ApiDeps, subject: string, appId: stri
   const ids = new Set<string>();
   for (const event of events) if (event.client_event_id !== null) ids.add(event.client_event_id);
   if (ids.size === 0) return importOutcome(events, ids);
-  if (PROJECTIONS.some((projection) => projection.name === "events")) {
-    const head = await lastSequenceOn(deps.log, deps.log.names.stream("INGEST"), subject);
-    if (head > 0) await deps.progress.waitFor(["events"], head, Math.min(CATCH_UP_WAIT_MS, deps.config.readYourWritesTimeoutMs));
-  }
+  const head = await lastSequenceOn(deps.log, deps.log.names.stream("INGEST"), subject);
+  if (head > 0) await deps.progress.waitFor(["events"], head, Math.min(CATCH_UP_WAIT_MS, deps.config.readYourWritesTimeoutMs));
   return importOutcome(events, await storedClientEventIds(deps.pool, appId, [...ids]));
 }

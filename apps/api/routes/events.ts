@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ENVIRONMENTS, LEVELS } from "../../../domain/ingest/rules.ts";
-import { invalid, notFound } from "../../../domain/shared/errors.ts";
+import { notFound } from "../../../domain/shared/errors.ts";
 import { timeOfId } from "../../../domain/shared/ids.ts";
-import { countEvents, eventById, listEvents, type EventCursor, type EventFilter, type EventRow, type Viewer } from "../../../projections/events/queries.ts";
+import { countEvents, eventById, listEvents, type EventFilter, type Viewer } from "../../../projections/events/queries.ts";
+import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
 import { checkKeyRule, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -55,31 +56,6 @@ function toFilter(query: z.infer<typeof filterQuery>): EventFilter {
   };
 }
 
-/** `<timestamp>`, or `<timestamp>|<id>` when the page ended inside a run of equal timestamps. */
-function parseCursor(value: string | undefined): EventCursor | undefined {
-  if (value === undefined) return undefined;
-  const [timestamp, id, extra] = value.split("|");
-  const ms = timestamp && /^\d{4}-\d{2}-\d{2}T/.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
-  if (Number.isNaN(ms) || extra !== undefined || (id !== undefined && !uuid.safeParse(id).success)) {
-    throw invalid("cursor: not a cursor returned by this list");
-  }
-  return { timestamp: new Date(ms).toISOString(), id: id?.toLowerCase() };
-}
-
-/**
- * The cursor is the last event's timestamp. When the next event has the same timestamp (a batch
- * sent without timestamps shares the server time), a bare timestamp would skip it, so the cursor
- * then also names the last id: `<timestamp>|<id>`.
- */
-function pageOf(rows: readonly EventRow[], limit: number) {
-  const hasMore = rows.length > limit;
-  const events = hasMore ? rows.slice(0, limit) : rows;
-  if (!hasMore) return { events, cursor: null, has_more: false };
-  const last = events[events.length - 1]!;
-  const tied = rows[limit]!.timestamp === last.timestamp;
-  return { events, cursor: tied ? `${last.timestamp}|${last.id}` : last.timestamp, has_more: true };
-}
-
 /** GET /v1/events, /v1/events/count and /v1/events/:id (register with prefix /v1/events). */
 export function eventRoutes(deps: ApiDeps) {
   /**
@@ -97,9 +73,12 @@ export function eventRoutes(deps: ApiDeps) {
     app.get("/", async (request) => {
       const viewer = await viewerOf(request);
       const query = parse(listQuery, request.query, "query");
-      const page = { order: query.order, cursor: parseCursor(query.cursor), limit: query.limit };
+      const page = { order: query.order, cursor: parseTimeCursor(query.cursor), limit: query.limit };
       const rows = await listEvents(deps.pool, viewer, toFilter(query), page);
-      return pageOf(rows, query.limit);
+      // The cursor is the last event's timestamp, plus its id when the next event shares it (a
+      // batch sent without timestamps shares the server time), so no event is skipped.
+      const { items, cursor, has_more } = timePage(rows, query.limit);
+      return { events: items, cursor, has_more };
     });
 
     app.get("/count", async (request) => {
