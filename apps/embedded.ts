@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
-import { startService } from "./runtime.ts";
+import { closeOnSignals, startService } from "./runtime.ts";
 
 const PROJECTOR_ENTRY = fileURLToPath(new URL("./projector/main.ts", import.meta.url));
 const RESTART_DELAY_MS = 1_000;
@@ -50,13 +50,5 @@ export async function runEmbedded(config: Config): Promise<void> {
   const service = await startService(config, ["api", "worker"]);
   const projector = superviseProjector(service.logger);
   service.logger.info({ url: service.url, namespace: config.namespace, projectorPid: projector.pid() }, "service started");
-  const shutdown = async (signal: string) => {
-    service.logger.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 30_000);
-    await Promise.all([service.close(), projector.stop()]);
-    clearTimeout(force);
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  process.once("SIGINT", () => void shutdown("SIGINT"));
+  closeOnSignals(service.logger, () => Promise.all([service.close(), projector.stop()]));
 }

@@ -113,10 +113,15 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
 export async function runUntilSignalled(config: Config, parts: Part[]): Promise<void> {
   const service = await startService(config, parts);
   service.logger.info({ parts, url: service.url, namespace: config.namespace }, "service started");
+  closeOnSignals(service.logger, service.close);
+}
+
+/** On SIGTERM or SIGINT: `close`, then exit; exit 1 if closing takes longer than 30 s. */
+export function closeOnSignals(logger: Logger, close: () => Promise<unknown>): void {
   const shutdown = async (signal: string) => {
-    service.logger.info({ signal }, "shutting down");
+    logger.info({ signal }, "shutting down");
     const force = setTimeout(() => process.exit(1), 30_000);
-    await service.close();
+    await close();
     clearTimeout(force);
     process.exit(0);
   };

@@ -18,7 +18,7 @@ export class BatchReader {
 
   constructor(
     messages: AsyncIterable<JsMsg>,
-    private readonly highWaterBytes = 4 * 1024 * 1024,
+    private readonly highWaterBytes: number,
   ) {
     void this.#pump(messages);
   }

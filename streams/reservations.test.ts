@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { append } from "./append.ts";
 import { connectLog, type Log } from "./connection.ts";
 import { ensureStreams } from "./ensure.ts";
-import { ABANDONED_AFTER_MS, hasFactsOn, reservationKey, reservationOwner, reserve, takeOverAbandoned } from "./reservations.ts";
+import { lastSequenceOn } from "./last-sequence.ts";
+import { ABANDONED_AFTER_MS, reservationKey, reservationOwner, reserve, takeOverAbandoned } from "./reservations.ts";
 
 /** Against the local NATS server, in a namespace of its own. */
 let log: Log;
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 const later = () => Date.now() + ABANDONED_AFTER_MS + 1_000;
-const userFacts = (owner: string) => hasFactsOn(log, log.names.stream("DOMAIN"), log.names.aggregateSubject("user", owner));
+const userFacts = async (owner: string) => (await lastSequenceOn(log, log.names.stream("DOMAIN"), log.names.aggregateSubject("user", owner))) > 0;
 
 describe("abandoned reservations", () => {
   it("are taken over once old enough when their owner has no fact", async () => {

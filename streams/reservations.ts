@@ -78,13 +78,3 @@ export async function takeOverAbandoned(
     return false;
   }
 }
-
-/** Whether any fact was ever appended on `subject` (the aggregate exists on the log). */
-export async function hasFactsOn(log: Log, stream: string, subject: string): Promise<boolean> {
-  try {
-    return (await log.jsm.streams.getMessage(stream, { last_by_subj: subject })) !== null;
-  } catch (error) {
-    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) return false;
-    throw new LogUnavailableError("the event log is unavailable", { cause: error });
-  }
-}

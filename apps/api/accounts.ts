@@ -4,7 +4,8 @@ import { keyCreated } from "../../domain/keys/decide.ts";
 import { newId } from "../../domain/shared/ids.ts";
 import { DEFAULT_PERMISSIONS } from "../../domain/shared/permissions.ts";
 import { memberRole, teamsOfUser, userByEmail, userById, type UserRow } from "../../projections/directory/queries.ts";
-import { hasFactsOn, release, reservationKey, reserve, takeOverAbandoned } from "../../streams/reservations.ts";
+import { lastSequenceOn } from "../../streams/last-sequence.ts";
+import { release, reservationKey, reserve, takeOverAbandoned } from "../../streams/reservations.ts";
 import { runCommand } from "./commands.ts";
 import type { ApiDeps } from "./deps.ts";
 
@@ -29,8 +30,7 @@ export async function findOrRegisterUser(deps: ApiDeps, email: string): Promise<
   const emailKey = reservationKey("user-email", email);
   const claim = await reserve(deps.log, emailKey, userId);
   if (!claim.reserved) {
-    const userFacts = (owner: string) => hasFactsOn(deps.log, deps.log.names.stream("DOMAIN"), deps.log.names.aggregateSubject("user", owner));
-    if (!(await takeOverAbandoned(deps.log, emailKey, userId, userFacts))) {
+    if (!(await takeOverAbandoned(deps.log, emailKey, userId, (owner) => aggregateOnLog(deps, "user", owner)))) {
       // Another request registered this email a moment ago: wait for its fact to become visible.
       const other = await waitForUser(deps, claim.owner);
       return { user: other, isNew: false };
@@ -47,6 +47,10 @@ export async function findOrRegisterUser(deps: ApiDeps, email: string): Promise<
   await createDefaultTeam(deps, userId, name, true);
   return { user, isNew: true };
 }
+
+/** Whether any fact of the aggregate is on the DOMAIN stream (its creation was stored). */
+const aggregateOnLog = async (deps: ApiDeps, aggregate: string, id: string) =>
+  (await lastSequenceOn(deps.log, deps.log.names.stream("DOMAIN"), deps.log.names.aggregateSubject(aggregate, id))) > 0;
 
 async function waitForUser(deps: ApiDeps, userId: string): Promise<UserRow> {
   const deadline = Date.now() + deps.config.readYourWritesTimeoutMs;
@@ -97,7 +101,7 @@ export async function createTeam(
     });
   } catch (error) {
     // Keep the slug when the fact was stored and only the read model lagged (a 503 after the append).
-    const stored = await hasFactsOn(deps.log, deps.log.names.stream("DOMAIN"), deps.log.names.aggregateSubject("team", teamId)).catch(() => true);
+    const stored = await aggregateOnLog(deps, "team", teamId).catch(() => true);
     if (!stored) await release(deps.log, slugKey, teamId).catch(() => undefined);
     throw error;
   }

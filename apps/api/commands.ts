@@ -6,6 +6,8 @@ import { aggregateVersion } from "../../projections/directory/queries.ts";
 import { domainProjections } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { ConcurrencyError } from "../../streams/errors.ts";
+import { actorOf } from "./auth/access.ts";
+import type { Principal } from "./auth/principal.ts";
 import type { ApiDeps } from "./deps.ts";
 
 const ATTEMPTS = 6;
@@ -43,9 +45,12 @@ export async function runCommand(deps: ApiDeps, command: Command): Promise<numbe
   throw unavailable("too much contention on this resource; retry");
 }
 
-/** A command on a team's subject made by a signed-in user. */
-export const teamCommandBy = (deps: ApiDeps, teamId: string, userId: string, decide: () => Promise<DomainEvent[]>) =>
-  runCommand(deps, { aggregate: "team", id: teamId, actor: { type: "user", id: userId }, decide });
+/**
+ * A command on a team's subject, which carries the team's whole control plane (members,
+ * invitations, projects, apps, keys, definitions), recorded as made by `caller`.
+ */
+export const teamCommand = (deps: ApiDeps, caller: Principal, teamId: string, decide: () => Promise<DomainEvent[]>) =>
+  runCommand(deps, { aggregate: "team", id: teamId, actor: actorOf(caller), decide });
 
 /** Waits until the DOMAIN read models include `seq`. @throws AppError 503 after the bounded wait */
 export async function waitUntilVisible(deps: ApiDeps, seq: number): Promise<void> {

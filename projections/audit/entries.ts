@@ -1,15 +1,28 @@
 import type { DomainEvent } from "../../domain/events.ts";
 
+type Changes = Record<string, { before?: unknown; after?: unknown }>;
+
 export type AuditEntryDraft = {
   team_id: string;
   action: "create" | "update" | "delete";
   resource_type: string;
   resource_id: string;
-  changes: Record<string, { before?: unknown; after?: unknown }> | null;
+  changes: Changes | null;
   metadata: Record<string, unknown> | null;
 };
 
 const change = (before: unknown, after: unknown) => ({ before, after });
+
+/** One entry; `changes` and `metadata` are null unless given. */
+function entry(
+  team_id: string,
+  action: AuditEntryDraft["action"],
+  resource_type: string,
+  resource_id: string,
+  detail: { changes?: Changes; metadata?: Record<string, unknown> } = {},
+): AuditEntryDraft {
+  return { team_id, action, resource_type, resource_id, changes: detail.changes ?? null, metadata: detail.metadata ?? null };
+}
 
 /** The audit entries one event stands for (none for events outside a team). */
 export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft[] {
@@ -17,212 +30,97 @@ export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft
     case "UserRegistered":
       return [];
     case "UserRenamed":
-      return event.team_ids.map((team_id) => ({
-        team_id,
-        action: "update",
-        resource_type: "user",
-        resource_id: event.user_id,
-        changes: { name: change(event.previous_name, event.name) },
-        metadata: null,
-      }));
+      return event.team_ids.map((teamId) =>
+        entry(teamId, "update", "user", event.user_id, { changes: { name: change(event.previous_name, event.name) } }),
+      );
     case "TeamCreated": {
-      const team: AuditEntryDraft = {
-        team_id: event.team_id,
-        action: "create",
-        resource_type: "team",
-        resource_id: event.team_id,
-        changes: null,
-        metadata: { name: event.name, slug: event.slug },
-      };
-      if (!event.for_new_user) return [team];
-      return [
-        { team_id: event.team_id, action: "create", resource_type: "user", resource_id: event.created_by, changes: null, metadata: null },
-        team,
-      ];
+      const team = entry(event.team_id, "create", "team", event.team_id, { metadata: { name: event.name, slug: event.slug } });
+      return event.for_new_user ? [entry(event.team_id, "create", "user", event.created_by), team] : [team];
     }
     case "TeamRenamed":
-      return [
-        {
-          team_id: event.team_id,
-          action: "update",
-          resource_type: "team",
-          resource_id: event.team_id,
-          changes: { name: change(event.previous_name, event.name) },
-          metadata: null,
-        },
-      ];
+      return [entry(event.team_id, "update", "team", event.team_id, { changes: { name: change(event.previous_name, event.name) } })];
     case "TeamDeleted":
-      return [{ team_id: event.team_id, action: "delete", resource_type: "team", resource_id: event.team_id, changes: null, metadata: null }];
+      return [entry(event.team_id, "delete", "team", event.team_id)];
     case "MemberAdded":
-      return [
-        {
-          team_id: event.team_id,
-          action: "create",
-          resource_type: "team_member",
-          resource_id: event.user_id,
-          changes: null,
-          metadata: { role: event.role },
-        },
-      ];
+      return [entry(event.team_id, "create", "team_member", event.user_id, { metadata: { role: event.role } })];
     case "MemberRoleChanged":
-      return [
-        {
-          team_id: event.team_id,
-          action: "update",
-          resource_type: "team_member",
-          resource_id: event.user_id,
-          changes: { role: change(event.previous_role, event.role) },
-          metadata: null,
-        },
-      ];
+      return [entry(event.team_id, "update", "team_member", event.user_id, { changes: { role: change(event.previous_role, event.role) } })];
     case "MemberRemoved":
       return [
-        {
-          team_id: event.team_id,
-          action: "delete",
-          resource_type: "team_member",
-          resource_id: event.user_id,
-          changes: null,
+        entry(event.team_id, "delete", "team_member", event.user_id, {
           metadata: { role: event.role, revoked_agent_key_ids: event.revoked_agent_key_ids },
-        },
+        }),
       ];
     case "ApiKeyCreated":
       return [
-        {
-          team_id: event.team_id,
-          action: "create",
-          resource_type: "api_key",
-          resource_id: event.key_id,
-          changes: null,
+        entry(event.team_id, "create", "api_key", event.key_id, {
           metadata: { name: event.name, key_type: event.key_type, app_id: event.app_id, permissions: event.permissions },
-        },
+        }),
       ];
     case "ApiKeyUpdated":
-      return [
-        { team_id: event.team_id, action: "update", resource_type: "api_key", resource_id: event.key_id, changes: event.changes, metadata: null },
-      ];
+      return [entry(event.team_id, "update", "api_key", event.key_id, { changes: event.changes })];
     case "ApiKeyDeleted":
-      return [{ team_id: event.team_id, action: "delete", resource_type: "api_key", resource_id: event.key_id, changes: null, metadata: null }];
+      return [entry(event.team_id, "delete", "api_key", event.key_id)];
     case "InvitationCreated":
       return [
-        {
-          team_id: event.team_id,
-          action: "create",
-          resource_type: "invitation",
-          resource_id: event.invitation_id,
-          changes: null,
+        entry(event.team_id, "create", "invitation", event.invitation_id, {
           metadata: { email: event.email, role: event.role, expires_at: event.expires_at },
-        },
+        }),
       ];
     case "InvitationResent":
       return [
-        {
-          team_id: event.team_id,
-          action: "update",
-          resource_type: "invitation",
-          resource_id: event.invitation_id,
+        entry(event.team_id, "update", "invitation", event.invitation_id, {
           changes: { expires_at: { after: event.expires_at }, token: { after: "regenerated" } },
           metadata: { email: event.email, role: event.role },
-        },
+        }),
       ];
     case "InvitationRevoked":
-      return [
-        { team_id: event.team_id, action: "delete", resource_type: "invitation", resource_id: event.invitation_id, changes: null, metadata: { email: event.email } },
-      ];
+      return [entry(event.team_id, "delete", "invitation", event.invitation_id, { metadata: { email: event.email } })];
     case "InvitationAccepted":
       return [
-        {
-          team_id: event.team_id,
-          action: "update",
-          resource_type: "invitation",
-          resource_id: event.invitation_id,
+        entry(event.team_id, "update", "invitation", event.invitation_id, {
           changes: { accepted_at: { before: null, after: at } },
           metadata: { user_id: event.user_id, role: event.role },
-        },
+        }),
       ];
     case "ProjectCreated":
       return [
-        {
-          team_id: event.team_id,
-          action: "create",
-          resource_type: "project",
-          resource_id: event.project_id,
-          changes: null,
-          metadata: { name: event.name, slug: event.slug, color: event.color },
-        },
+        entry(event.team_id, "create", "project", event.project_id, { metadata: { name: event.name, slug: event.slug, color: event.color } }),
       ];
     case "ProjectUpdated":
-      return [
-        { team_id: event.team_id, action: "update", resource_type: "project", resource_id: event.project_id, changes: event.changes, metadata: null },
-      ];
+      return [entry(event.team_id, "update", "project", event.project_id, { changes: event.changes })];
     case "ProjectDeleted":
-      return [
-        { team_id: event.team_id, action: "delete", resource_type: "project", resource_id: event.project_id, changes: null, metadata: { slug: event.slug } },
-      ];
+      return [entry(event.team_id, "delete", "project", event.project_id, { metadata: { slug: event.slug } })];
     case "AppCreated":
       return [
-        {
-          team_id: event.team_id,
-          action: "create",
-          resource_type: "app",
-          resource_id: event.app_id,
-          changes: null,
+        entry(event.team_id, "create", "app", event.app_id, {
           metadata: { name: event.name, platform: event.platform, bundle_id: event.bundle_id, project_id: event.project_id },
-        },
+        }),
       ];
     case "AppRenamed":
-      return [
-        {
-          team_id: event.team_id,
-          action: "update",
-          resource_type: "app",
-          resource_id: event.app_id,
-          changes: { name: change(event.previous_name, event.name) },
-          metadata: null,
-        },
-      ];
+      return [entry(event.team_id, "update", "app", event.app_id, { changes: { name: change(event.previous_name, event.name) } })];
     case "AppDeleted":
-      return [
-        { team_id: event.team_id, action: "delete", resource_type: "app", resource_id: event.app_id, changes: null, metadata: { project_id: event.project_id } },
-      ];
+      return [entry(event.team_id, "delete", "app", event.app_id, { metadata: { project_id: event.project_id } })];
     case "MetricDefined":
       return [
-        {
-          team_id: event.team_id,
-          action: "create",
-          resource_type: "metric_definition",
-          resource_id: event.metric_id,
-          changes: null,
+        entry(event.team_id, "create", "metric_definition", event.metric_id, {
           metadata: { project_id: event.project_id, slug: event.slug, name: event.name, restored: event.restored },
-        },
+        }),
       ];
     case "MetricUpdated":
-      return [
-        { team_id: event.team_id, action: "update", resource_type: "metric_definition", resource_id: event.metric_id, changes: event.changes, metadata: null },
-      ];
+      return [entry(event.team_id, "update", "metric_definition", event.metric_id, { changes: event.changes })];
     case "MetricDeleted":
-      return [
-        { team_id: event.team_id, action: "delete", resource_type: "metric_definition", resource_id: event.metric_id, changes: null, metadata: { slug: event.slug } },
-      ];
+      return [entry(event.team_id, "delete", "metric_definition", event.metric_id, { metadata: { slug: event.slug } })];
     case "FunnelCreated":
       return [
-        {
-          team_id: event.team_id,
-          action: "create",
-          resource_type: "funnel_definition",
-          resource_id: event.funnel_id,
-          changes: null,
+        entry(event.team_id, "create", "funnel_definition", event.funnel_id, {
           metadata: { project_id: event.project_id, slug: event.slug, name: event.name, steps: event.steps.length },
-        },
+        }),
       ];
     case "FunnelUpdated":
-      return [
-        { team_id: event.team_id, action: "update", resource_type: "funnel_definition", resource_id: event.funnel_id, changes: event.changes, metadata: null },
-      ];
+      return [entry(event.team_id, "update", "funnel_definition", event.funnel_id, { changes: event.changes })];
     case "FunnelDeleted":
-      return [
-        { team_id: event.team_id, action: "delete", resource_type: "funnel_definition", resource_id: event.funnel_id, changes: null, metadata: { slug: event.slug } },
-      ];
+      return [entry(event.team_id, "delete", "funnel_definition", event.funnel_id, { metadata: { slug: event.slug } })];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

@@ -1,8 +1,5 @@
-import { sql, type DatabaseTransactionConnection, type ValueExpression } from "slonik";
-import type { DomainEvent } from "../../domain/events.ts";
-
-type Of<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>;
-type Context = { tx: DatabaseTransactionConnection; at: string };
+import { sql } from "slonik";
+import { applyChanges, type Context, type Of } from "./row-updates.ts";
 
 /** Projects and apps of the directory read model: the cases `apply.ts` delegates to. */
 
@@ -22,14 +19,7 @@ export async function projectCreated({ tx, at }: Context, event: Of<"ProjectCrea
     on conflict (id) do nothing`);
 }
 
-export async function projectUpdated({ tx, at }: Context, event: Of<"ProjectUpdated">): Promise<void> {
-  const assignments = Object.entries(event.changes).map(
-    ([field, change]) => sql.fragment`${sql.identifier([field])} = ${change.after as ValueExpression}`,
-  );
-  if (assignments.length === 0) return;
-  await tx.query(sql.unsafe`
-    update projects set ${sql.join(assignments, sql.fragment`, `)}, updated_at = ${at} where id = ${event.project_id}`);
-}
+export const projectUpdated = (context: Context, event: Of<"ProjectUpdated">) => applyChanges(context, "projects", event.project_id, event.changes);
 
 export async function projectDeleted({ tx, at }: Context, event: Of<"ProjectDeleted">): Promise<void> {
   await tx.query(sql.unsafe`update projects set deleted_at = ${at}, updated_at = ${at} where id = ${event.project_id} and deleted_at is null`);

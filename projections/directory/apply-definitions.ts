@@ -1,19 +1,5 @@
-import { sql, type DatabaseTransactionConnection, type ValueExpression } from "slonik";
-import type { DomainEvent } from "../../domain/events.ts";
-
-type Of<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>;
-type Context = { tx: DatabaseTransactionConnection; at: string };
-
-const JSON_FIELDS = new Set(["schema_definition", "aggregation_rules", "steps"]);
-
-const json = (value: unknown) => (value === null ? null : sql.jsonb(value as Parameters<typeof sql.jsonb>[0]));
-
-function assignments(changes: Record<string, { after?: unknown }>) {
-  return Object.entries(changes).map(([field, change]) => {
-    const value = JSON_FIELDS.has(field) ? json(change.after) : (change.after as ValueExpression);
-    return sql.fragment`${sql.identifier([field])} = ${value}`;
-  });
-}
+import { sql } from "slonik";
+import { applyChanges, jsonValue as json, type Context, type Of } from "./row-updates.ts";
 
 /** A restored metric keeps its id and creation time; everything else comes from the new definition. */
 export async function metricDefined({ tx, at }: Context, event: Of<"MetricDefined">): Promise<void> {
@@ -28,11 +14,8 @@ export async function metricDefined({ tx, at }: Context, event: Of<"MetricDefine
       updated_at = excluded.updated_at, deleted_at = null`);
 }
 
-export async function metricUpdated({ tx, at }: Context, event: Of<"MetricUpdated">): Promise<void> {
-  const set = assignments(event.changes);
-  if (set.length === 0) return;
-  await tx.query(sql.unsafe`update metric_definitions set ${sql.join(set, sql.fragment`, `)}, updated_at = ${at} where id = ${event.metric_id}`);
-}
+export const metricUpdated = (context: Context, event: Of<"MetricUpdated">) =>
+  applyChanges(context, "metric_definitions", event.metric_id, event.changes);
 
 export async function metricDeleted({ tx, at }: Context, event: Of<"MetricDeleted">): Promise<void> {
   await tx.query(sql.unsafe`update metric_definitions set deleted_at = ${at}, updated_at = ${at} where id = ${event.metric_id} and deleted_at is null`);
@@ -46,11 +29,8 @@ export async function funnelCreated({ tx, at }: Context, event: Of<"FunnelCreate
     on conflict (id) do nothing`);
 }
 
-export async function funnelUpdated({ tx, at }: Context, event: Of<"FunnelUpdated">): Promise<void> {
-  const set = assignments(event.changes);
-  if (set.length === 0) return;
-  await tx.query(sql.unsafe`update funnel_definitions set ${sql.join(set, sql.fragment`, `)}, updated_at = ${at} where id = ${event.funnel_id}`);
-}
+export const funnelUpdated = (context: Context, event: Of<"FunnelUpdated">) =>
+  applyChanges(context, "funnel_definitions", event.funnel_id, event.changes);
 
 export async function funnelDeleted({ tx, at }: Context, event: Of<"FunnelDeleted">): Promise<void> {
   await tx.query(sql.unsafe`update funnel_definitions set deleted_at = ${at}, updated_at = ${at} where id = ${event.funnel_id} and deleted_at is null`);

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import { PLATFORMS } from "../../domain/apps/events.ts";
-import type { ProjectValues, TeamProjects } from "../../domain/projects/decide.ts";
+import type { TeamProjects } from "../../domain/projects/decide.ts";
 import { DEFAULTS, ISSUE_ALERT_FREQUENCIES, OVERRIDE_FIELDS } from "../../domain/projects/settings.ts";
 
 export const projectRow = z.object({
@@ -39,9 +39,6 @@ export const projectsOfTeams = (db: CommonQueryMethods, teamIds: readonly string
 
 export const activeProject = (db: CommonQueryMethods, projectId: string) =>
   db.maybeOne(sql.type(projectRow)`select ${projectColumns} from projects p where p.id = ${projectId} and p.deleted_at is null`);
-
-/** The values a project update is decided on. */
-export const projectValues = (row: ProjectRow): ProjectValues => ({ ...row });
 
 export async function teamProjects(db: CommonQueryMethods, teamId: string): Promise<TeamProjects> {
   const rows = await db.any(sql.type(z.object({ id: z.string(), slug: z.string(), color: z.string(), deleted: z.boolean() }))`

@@ -1,17 +1,13 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
-import { keyRow } from "./queries.ts";
+import { keyColumns, keyRow } from "./queries.ts";
 
 const listedKeyRow = keyRow.extend({ created_by_email: z.string().nullable(), app_name: z.string().nullable() });
-
-const columns = sql.fragment`
-  k.id, k.secret, k.key_type, k.app_id, k.team_id, k.name, k.created_by, k.permissions, k.created_at, k.updated_at,
-  u.last_used_at, k.expires_at`;
 
 /** Active keys of the given teams with their creator's email and app name (the list shape). */
 export const keysOfTeams = (db: CommonQueryMethods, teamIds: readonly string[]) =>
   db.any(sql.type(listedKeyRow)`
-    select ${columns}, creator.email as created_by_email, a.name as app_name
+    select ${keyColumns}, creator.email as created_by_email, a.name as app_name
       from api_keys k
       left join api_key_usage u on u.key_id = k.id
       left join users creator on creator.id = k.created_by
@@ -21,4 +17,4 @@ export const keysOfTeams = (db: CommonQueryMethods, teamIds: readonly string[]) 
 
 export const activeKey = (db: CommonQueryMethods, keyId: string) =>
   db.maybeOne(sql.type(keyRow)`
-    select ${columns} from api_keys k left join api_key_usage u on u.key_id = k.id where k.id = ${keyId} and k.deleted_at is null`);
+    select ${keyColumns} from api_keys k left join api_key_usage u on u.key_id = k.id where k.id = ${keyId} and k.deleted_at is null`);

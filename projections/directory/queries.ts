@@ -40,7 +40,8 @@ export const keyRow = z.object({
 });
 export type KeyRow = z.infer<typeof keyRow>;
 
-const keyColumns = sql.fragment`
+/** Every column of the single-key shape; `api_key_usage` is joined as `u`. */
+export const keyColumns = sql.fragment`
   k.id, k.secret, k.key_type, k.app_id, k.team_id, k.name, k.created_by, k.permissions, k.created_at, k.updated_at,
   u.last_used_at, k.expires_at`;
 

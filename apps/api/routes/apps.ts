@@ -1,14 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { PLATFORMS } from "../../../domain/apps/events.ts";
-import type { DomainEvent } from "../../../domain/events.ts";
 import { clientKeyCreated } from "../../../domain/keys/decide.ts";
 import { invalid, notFound } from "../../../domain/shared/errors.ts";
 import { newId } from "../../../domain/shared/ids.ts";
 import { activeApp, activeProject, appsOfTeams, toApp } from "../../../projections/directory/catalog-queries.ts";
-import { actorOf, authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
+import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
-import { runCommand } from "../commands.ts";
+import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { parse, uuid } from "../validation.ts";
 
@@ -41,9 +40,6 @@ export function appRoutes(deps: ApiDeps) {
     return toApp(app);
   }
 
-  const teamCommand = (caller: Principal, teamId: string, decide: () => Promise<DomainEvent[]>) =>
-    runCommand(deps, { aggregate: "team", id: teamId, actor: actorOf(caller), decide });
-
   return async (app: FastifyInstance) => {
     app.get("/", async (request) => {
       const caller = requirePrincipal(await callerOf(deps, request));
@@ -69,7 +65,7 @@ export function appRoutes(deps: ApiDeps) {
       const project = await activeProject(deps.pool, body.project_id);
       if (!project) throw notFound("project");
       const appId = newId();
-      await teamCommand(caller, project.team_id, async () => {
+      await teamCommand(deps, caller, project.team_id, async () => {
         await authorize(deps, caller, project.team_id, WRITE, "project");
         if (!(await activeProject(deps.pool, body.project_id))) throw notFound("project");
         const clientKey = clientKeyCreated({ teamId: project.team_id, appId, createdBy: creatorOf(caller) });
@@ -99,7 +95,7 @@ export function appRoutes(deps: ApiDeps) {
       const current = await accessibleApp(caller, id, WRITE);
       const changed = IMMUTABLE.find((field) => field in body && body[field] !== current[field]);
       if (changed) throw invalid(`${changed}: cannot be changed; only name can`);
-      await teamCommand(caller, current.team_id, async () => {
+      await teamCommand(deps, caller, current.team_id, async () => {
         const app = await accessibleApp(caller, id, WRITE);
         if (app.name === body.name) return [];
         return [{ type: "AppRenamed", v: 1, app_id: id, team_id: app.team_id, name: body.name, previous_name: app.name }];
@@ -112,7 +108,7 @@ export function appRoutes(deps: ApiDeps) {
       checkKeyRule(caller, REMOVE);
       const { id } = parse(idParams, request.params, "params");
       const current = await accessibleApp(caller, id, REMOVE);
-      await teamCommand(caller, current.team_id, async () => {
+      await teamCommand(deps, caller, current.team_id, async () => {
         const app = await accessibleApp(caller, id, REMOVE);
         return [{ type: "AppDeleted", v: 1, app_id: id, team_id: app.team_id, project_id: app.project_id }];
       });

@@ -6,9 +6,9 @@ import { invalid, notFound } from "../../../domain/shared/errors.ts";
 import { newId, SLUG_PATTERN } from "../../../domain/shared/ids.ts";
 import { definitionSummaries } from "../../../projections/directory/definition-queries.ts";
 import type { DatabasePool } from "slonik";
-import { actorOf, authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
+import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
-import { runCommand } from "../commands.ts";
+import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../project-access.ts";
 import { parse, uuid } from "../validation.ts";
@@ -60,9 +60,6 @@ export function projectDefinitionRoutes<R extends Row, C extends { slug: string 
     return row;
   }
 
-  const teamCommand = (caller: Principal, teamId: string, decide: () => Promise<DomainEvent[]>) =>
-    runCommand(deps, { aggregate: "team", id: teamId, actor: actorOf(caller), decide });
-
   return async (app: FastifyInstance) => {
     app.get("/", async (request) => {
       const caller = requirePrincipal(await callerOf(deps, request));
@@ -85,7 +82,7 @@ export function projectDefinitionRoutes<R extends Row, C extends { slug: string 
       const body = parse(kind.createBody, request.body);
       const project = await accessibleProject(deps, caller, projectId, kind.write);
       const id = newId();
-      await teamCommand(caller, project.team_id, async () => {
+      await teamCommand(deps, caller, project.team_id, async () => {
         await accessibleProject(deps, caller, projectId, kind.write);
         const existing = await definitionSummaries(deps.pool, kind.table, projectId);
         return kind.created({ teamId: project.team_id, projectId }, existing, body, id);
@@ -99,7 +96,7 @@ export function projectDefinitionRoutes<R extends Row, C extends { slug: string 
       const body = parse(kind.patchBody, request.body);
       if (Object.values(body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
       const { project, row } = await definitionOf(caller, request.params, kind.write);
-      await teamCommand(caller, project.team_id, async () => {
+      await teamCommand(deps, caller, project.team_id, async () => {
         const current = (await definitionOf(caller, request.params, kind.write)).row;
         const changes = changesOf(current as Record<string, unknown>, body);
         return Object.keys(changes).length === 0 ? [] : [kind.updated(current, project.team_id, changes as Record<string, { before: unknown; after: unknown }>)];
@@ -111,7 +108,7 @@ export function projectDefinitionRoutes<R extends Row, C extends { slug: string 
       const caller = requirePrincipal(await callerOf(deps, request));
       checkKeyRule(caller, kind.write);
       const { project } = await definitionOf(caller, request.params, kind.write);
-      await teamCommand(caller, project.team_id, async () => {
+      await teamCommand(deps, caller, project.team_id, async () => {
         const { row } = await definitionOf(caller, request.params, kind.write);
         return [kind.deleted(row, project.team_id)];
       });

@@ -15,7 +15,7 @@ import {
 } from "../../../projections/directory/invitation-queries.ts";
 import { memberRole } from "../../../projections/directory/queries.ts";
 import { callerOf, requireUser } from "../auth/principal.ts";
-import { teamCommandBy } from "../commands.ts";
+import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { email, parse, uuid } from "../validation.ts";
 
@@ -36,7 +36,7 @@ export function teamInvitationRoutes(deps: ApiDeps) {
       const body = parse(z.object({ email, role: z.enum(ROLES).default("member") }), request.body);
       const invitationId = newId();
       let decidedId = invitationId;
-      await teamCommandBy(deps, teamId, caller.userId, async () => {
+      await teamCommand(deps, caller, teamId, async () => {
         const actorRole = await callerRole(teamId, caller.userId);
         const existing = await openInvitationFor(deps.pool, teamId, body.email);
         const events = invite(
@@ -61,7 +61,7 @@ export function teamInvitationRoutes(deps: ApiDeps) {
     app.delete("/:invitationId", async (request) => {
       const caller = requireUser(await callerOf(deps, request));
       const { teamId, invitationId } = parse(z.object({ teamId: uuid, invitationId: uuid }), request.params, "params");
-      await teamCommandBy(deps, teamId, caller.userId, async () => {
+      await teamCommand(deps, caller, teamId, async () => {
         const actorRole = await callerRole(teamId, caller.userId);
         const row = await invitationById(deps.pool, teamId, invitationId);
         return revoke(row ? pending(row) : null, teamId, actorRole);
@@ -99,7 +99,7 @@ export function inviteRoutes(deps: ApiDeps) {
       const caller = requireUser(await callerOf(deps, request));
       const body = parse(z.object({ token: z.string().min(1).max(200) }), request.body);
       const found = await byToken(body.token);
-      await teamCommandBy(deps, found.team_id, caller.userId, async () => {
+      await teamCommand(deps, caller, found.team_id, async () => {
         const row = await byToken(body.token);
         const member = (await memberRole(deps.pool, row.team_id, caller.userId)) !== null;
         return accept({ ...pending(row), teamId: row.team_id }, { userId: caller.userId, userEmail: caller.email, now: new Date() }, member);

@@ -5,10 +5,9 @@ import { forbidden, invalid, notFound } from "../../../domain/shared/errors.ts";
 import { KEY_TYPES } from "../../../domain/shared/permissions.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
 import { activeKey, keysOfTeams } from "../../../projections/directory/key-queries.ts";
-import type { KeyRow } from "../../../projections/directory/queries.ts";
-import { actorOf, authorize, visibleTeams, type Rule } from "../auth/access.ts";
+import { authorize, visibleTeams, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal, requireUser, type Principal } from "../auth/principal.ts";
-import { runCommand } from "../commands.ts";
+import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { parse, uuid } from "../validation.ts";
 import { creatorOf } from "./apps.ts";
@@ -33,22 +32,6 @@ const createBody = z.object({
 const patchBody = z.object({ name: name.optional(), permissions: permissions.optional() });
 const idParams = z.object({ id: uuid });
 
-/** The single-key shape (lists add `created_by_email` and `app_name`). */
-const toApiKey = ({ id, secret, key_type, app_id, team_id, name, created_by, permissions, created_at, updated_at, last_used_at, expires_at }: KeyRow) => ({
-  id,
-  secret,
-  key_type,
-  app_id,
-  team_id,
-  name,
-  created_by,
-  permissions,
-  created_at,
-  updated_at,
-  last_used_at,
-  expires_at,
-});
-
 /** /v1/auth/keys: API keys of the caller's teams. Lists show full secrets (see docs/decisions.md). */
 export function keyRoutes(deps: ApiDeps) {
   async function accessibleKey(caller: Principal, keyId: string, rule: Rule) {
@@ -61,11 +44,8 @@ export function keyRoutes(deps: ApiDeps) {
   async function presentKey(keyId: string) {
     const key = await activeKey(deps.pool, keyId);
     if (!key) throw notFound("api key");
-    return toApiKey(key);
+    return key;
   }
-
-  const teamCommand = (caller: Principal, teamId: string, decide: Parameters<typeof runCommand>[1]["decide"]) =>
-    runCommand(deps, { aggregate: "team", id: teamId, actor: actorOf(caller), decide });
 
   /** The team a new key belongs to: its app's team for app keys, `team_id` for agent keys. */
   async function scopeOf(body: z.infer<typeof createBody>): Promise<{ teamId: string; appId: string | null }> {
@@ -91,7 +71,7 @@ export function keyRoutes(deps: ApiDeps) {
     app.get("/:id", async (request) => {
       const caller = requireUser(await callerOf(deps, request));
       const { id } = parse(idParams, request.params, "params");
-      return { api_key: toApiKey(await accessibleKey(caller, id, READ)) };
+      return { api_key: await accessibleKey(caller, id, READ) };
     });
 
     app.post("/", async (request, reply) => {
@@ -111,7 +91,7 @@ export function keyRoutes(deps: ApiDeps) {
         createdBy: creatorOf(caller),
         expiresAt: body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * DAY_MS).toISOString(),
       });
-      await teamCommand(caller, scope.teamId, async () => {
+      await teamCommand(deps, caller, scope.teamId, async () => {
         await authorize(deps, caller, scope.teamId, rule, scope.appId ? "app" : "team");
         if (scope.appId !== null && !(await activeApp(deps.pool, scope.appId))) throw notFound("app");
         return [key];
@@ -125,7 +105,7 @@ export function keyRoutes(deps: ApiDeps) {
       const body = parse(patchBody, request.body);
       if (body.name === undefined && body.permissions === undefined) throw invalid("body: name or permissions is required");
       const current = await accessibleKey(caller, id, MANAGE);
-      await teamCommand(caller, current.team_id, async () => {
+      await teamCommand(deps, caller, current.team_id, async () => {
         const key = await accessibleKey(caller, id, MANAGE);
         const next = { name: body.name ?? key.name, permissions: body.permissions ? resolvePermissions(key.key_type, body.permissions) : key.permissions };
         const changes: Record<string, { before: unknown; after: unknown }> = {};
@@ -141,7 +121,7 @@ export function keyRoutes(deps: ApiDeps) {
       const caller = requireUser(await callerOf(deps, request));
       const { id } = parse(idParams, request.params, "params");
       const current = await accessibleKey(caller, id, MANAGE);
-      await teamCommand(caller, current.team_id, async () => {
+      await teamCommand(deps, caller, current.team_id, async () => {
         await accessibleKey(caller, id, MANAGE);
         return [{ type: "ApiKeyDeleted", v: 1, key_id: id, team_id: current.team_id }];
       });

@@ -8,14 +8,13 @@ import {
   activeProject,
   appsOfProject,
   projectsOfTeams,
-  projectValues,
   teamProjects,
   toApp,
   toProject,
 } from "../../../projections/directory/catalog-queries.ts";
-import { actorOf, authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
+import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
-import { runCommand } from "../commands.ts";
+import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject as projectFor } from "../project-access.ts";
 import { parse, uuid } from "../validation.ts";
@@ -66,9 +65,6 @@ export function projectRoutes(deps: ApiDeps) {
     return toProject(project);
   }
 
-  const teamCommand = (caller: Principal, teamId: string, decide: Parameters<typeof runCommand>[1]["decide"]) =>
-    runCommand(deps, { aggregate: "team", id: teamId, actor: actorOf(caller), decide });
-
   return async (app: FastifyInstance) => {
     app.get("/", async (request) => {
       const caller = requirePrincipal(await callerOf(deps, request));
@@ -93,7 +89,7 @@ export function projectRoutes(deps: ApiDeps) {
       }
       const body = parse(createBody, request.body);
       const projectId = newId();
-      await teamCommand(caller, body.team_id, async () => {
+      await teamCommand(deps, caller, body.team_id, async () => {
         await authorize(deps, caller, body.team_id, WRITE, "team");
         return createProject(await teamProjects(deps.pool, body.team_id), {
           projectId,
@@ -114,7 +110,7 @@ export function projectRoutes(deps: ApiDeps) {
       const body = parse(patchBody, request.body);
       if (Object.values(body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
       const { team_id } = await accessibleProject(caller, id, WRITE);
-      await teamCommand(caller, team_id, async () => updateProject(projectValues(await accessibleProject(caller, id, WRITE)), body));
+      await teamCommand(deps, caller, team_id, async () => updateProject(await accessibleProject(caller, id, WRITE), body));
       return presentProject(id);
     });
 
@@ -123,7 +119,7 @@ export function projectRoutes(deps: ApiDeps) {
       checkKeyRule(caller, REMOVE);
       const { id } = parse(idParams, request.params, "params");
       const { team_id } = await accessibleProject(caller, id, REMOVE);
-      await teamCommand(caller, team_id, async () => {
+      await teamCommand(deps, caller, team_id, async () => {
         const project = await accessibleProject(caller, id, REMOVE);
         return [{ type: "ProjectDeleted", v: 1, project_id: id, team_id, slug: project.slug }];
       });

@@ -16,8 +16,8 @@ import {
 import { pendingInvitations, toInvitation } from "../../../projections/directory/invitation-queries.ts";
 import { release, reservationKey } from "../../../streams/reservations.ts";
 import { createTeam } from "../accounts.ts";
-import { callerOf, requireUser } from "../auth/principal.ts";
-import { teamCommandBy } from "../commands.ts";
+import { callerOf, requireUser, type UserPrincipal } from "../auth/principal.ts";
+import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { parse, uuid } from "../validation.ts";
 
@@ -40,8 +40,9 @@ export function teamRoutes(deps: ApiDeps) {
     return state;
   }
 
-  const teamCommand = (teamId: string, actorId: string, decide: (state: TeamState) => DomainEvent[] | Promise<DomainEvent[]>) =>
-    teamCommandBy(deps, teamId, actorId, async () => decide(await stateOf(teamId)));
+  /** A team command decided on the team's current state. */
+  const decideOnTeam = (caller: UserPrincipal, teamId: string, decide: (state: TeamState) => DomainEvent[] | Promise<DomainEvent[]>) =>
+    teamCommand(deps, caller, teamId, async () => decide(await stateOf(teamId)));
 
   return async (app: FastifyInstance) => {
     app.post("/", async (request, reply) => {
@@ -65,7 +66,7 @@ export function teamRoutes(deps: ApiDeps) {
       const { teamId } = parse(teamParams, request.params, "params");
       await roleIn(teamId, caller.userId);
       const body = parse(z.object({ name: teamName }), request.body);
-      await teamCommand(teamId, caller.userId, (state) => renameTeam(state, caller.userId, body.name));
+      await decideOnTeam(caller, teamId, (state) => renameTeam(state, caller.userId, body.name));
       return activeTeam(deps.pool, teamId);
     });
 
@@ -74,7 +75,7 @@ export function teamRoutes(deps: ApiDeps) {
       const { teamId } = parse(teamParams, request.params, "params");
       await roleIn(teamId, caller.userId);
       const team = await activeTeam(deps.pool, teamId);
-      await teamCommand(teamId, caller.userId, async (state) =>
+      await decideOnTeam(caller, teamId, async (state) =>
         deleteTeam(state, caller.userId, (await teamsOfUser(deps.pool, caller.userId)).length),
       );
       if (team) await release(deps.log, reservationKey("team-slug", team.slug), teamId);
@@ -102,7 +103,7 @@ export function teamRoutes(deps: ApiDeps) {
       const { teamId, userId } = parse(memberParams, request.params, "params");
       await roleIn(teamId, caller.userId);
       const body = parse(z.object({ role: z.enum(ROLES) }), request.body);
-      await teamCommand(teamId, caller.userId, (state) => changeRole(state, caller.userId, userId, body.role));
+      await decideOnTeam(caller, teamId, (state) => changeRole(state, caller.userId, userId, body.role));
       return { user_id: userId, role: body.role };
     });
 
@@ -112,7 +113,7 @@ export function teamRoutes(deps: ApiDeps) {
       const query = parse(z.object({ revoke_agent_keys: z.enum(["true", "false"]).optional() }), request.query, "query");
       await roleIn(teamId, caller.userId);
       let revoked = 0;
-      await teamCommand(teamId, caller.userId, (state) => {
+      await decideOnTeam(caller, teamId, (state) => {
         const events = removeMember(state, caller.userId, userId, query.revoke_agent_keys === "true");
         revoked = events[0]?.type === "MemberRemoved" ? events[0].revoked_agent_key_ids.length : 0;
         return events;
