@@ -3,7 +3,6 @@ import { ATTRIBUTION_KEYS } from "./properties.ts";
 
 /** Path values of `POST /v1/identity/attribution/:source`; new networks add a value, not a path. */
 export const ATTRIBUTION_SOURCES = ["adnet-search"] as const;
-export type AttributionSource = (typeof ATTRIBUTION_SOURCES)[number];
 
 export const DEV_MOCKS = ["attributed", "unattributed", "pending"] as const;
 export type DevMock = (typeof DEV_MOCKS)[number];

@@ -29,8 +29,8 @@ export type AppLanguages = { app_id: string; project_id: string; languages: stri
 export type Resolve = (projectId: string, userId: string) => string;
 
 /** The custom attributes through which the SDK reports the device language and the app's languages. */
-export const PREFERRED_LANGUAGE_ATTRIBUTE = "preferred_language";
-export const SUPPORTED_LANGUAGES_ATTRIBUTE = "supported_languages";
+const PREFERRED_LANGUAGE_ATTRIBUTE = "preferred_language";
+const SUPPORTED_LANGUAGES_ATTRIBUTE = "supported_languages";
 
 /** Row id of a user created under `userId`; a rename on claim keeps the id the row was created with. */
 export const appUserId = (projectId: string, userId: string) => derivedId(`app_user:${projectId}:${userId}`);

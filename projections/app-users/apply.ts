@@ -3,11 +3,11 @@ import type { EventsIngested } from "../../domain/ingest/events.ts";
 import { isAnonymousId, type IdentityFact } from "../../domain/identity/events.ts";
 import { decodeIngestFact } from "../../domain/identity/ingest-fact.ts";
 import { isStorableText } from "../../domain/identity/text.ts";
-import type { Fact, Projection } from "../_runtime/projection.ts";
+import type { Projection } from "../_runtime/projection.ts";
 import { ActivityFold } from "./activity.ts";
 import { applyClaim } from "./claim.ts";
 import { applyProperties } from "./properties.ts";
-import { claimersOf } from "./records.ts";
+import { claimersOf, claimKey } from "./records.ts";
 import { writeActivity } from "./upsert.ts";
 
 /**
@@ -19,23 +19,31 @@ async function writeRun(tx: DatabaseTransactionConnection, run: EventsIngested[]
   for (const fact of run) {
     for (const event of fact.events) {
       if (event.user_id !== null && isAnonymousId(event.user_id) && isStorableText(event.user_id)) {
-        anonymous.set(`${fact.project_id}\n${event.user_id}`, { project_id: fact.project_id, anonymous_id: event.user_id });
+        anonymous.set(claimKey(fact.project_id, event.user_id), { project_id: fact.project_id, anonymous_id: event.user_id });
       }
     }
   }
   const claimers = await claimersOf(tx, [...anonymous.values()]);
-  const fold = new ActivityFold((projectId, userId) => claimers.get(`${projectId}\n${userId}`) ?? userId);
+  const fold = new ActivityFold((projectId, userId) => claimers.get(claimKey(projectId, userId)) ?? userId);
   for (const fact of run) fold.add(fact);
   if (!fold.isEmpty) await writeActivity(tx, fold);
 }
 
-async function applyIdentity(tx: DatabaseTransactionConnection, fact: IdentityFact, source: Fact): Promise<void> {
-  if (fact.type === "UserClaimed") await applyClaim(tx, fact, source.seq);
-  else await applyProperties(tx, fact, source.seq);
-  // The subject's version moves with the rows, so a decision that reads the version first and the
-  // user second never decides on a user older than the version it expects.
+const applyIdentity = (tx: DatabaseTransactionConnection, fact: IdentityFact, seq: number) =>
+  fact.type === "UserClaimed" ? applyClaim(tx, fact, seq) : applyProperties(tx, fact, seq);
+
+/**
+ * Moves each subject's version to the last identity fact of the batch applied on it, in the same
+ * transaction as the rows: a decision that reads the version first and the user second never
+ * decides on a user older than the version it expects. Nothing in the projector reads versions,
+ * so one write per batch serves every fact in it.
+ */
+async function writeVersions(tx: DatabaseTransactionConnection, versions: Map<string, number>): Promise<void> {
+  if (versions.size === 0) return;
+  const rows = [...versions].map(([subject, last_seq]) => ({ subject, last_seq }));
   await tx.query(sql.unsafe`
-    insert into identity_versions (subject, last_seq) values (${source.subject}, ${source.seq})
+    insert into identity_versions (subject, last_seq)
+    select * from json_to_recordset(${JSON.stringify(rows)}::json) as r(subject text, last_seq bigint)
     on conflict (subject) do update set last_seq = excluded.last_seq`);
 }
 
@@ -51,6 +59,7 @@ export const appUsersProjection: Projection = {
   maxBatch: 500,
   apply: async (tx, facts) => {
     let run: EventsIngested[] = [];
+    const versions = new Map<string, number>();
     for (const source of facts) {
       const decoded = decodeIngestFact(source.data);
       if (decoded.kind === "events") {
@@ -60,8 +69,10 @@ export const appUsersProjection: Projection = {
       if (decoded.kind === "other") continue;
       if (run.length > 0) await writeRun(tx, run);
       run = [];
-      await applyIdentity(tx, decoded.fact, source);
+      await applyIdentity(tx, decoded.fact, source.seq);
+      versions.set(source.subject, source.seq);
     }
     if (run.length > 0) await writeRun(tx, run);
+    await writeVersions(tx, versions);
   },
 };

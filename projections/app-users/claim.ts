@@ -19,7 +19,7 @@ const STAMPED: StampedField[] = [
 const appendOnce = (list: string[] | null, ...ids: string[]) => [...new Set([...(list ?? []), ...ids])];
 
 /** The identified record after the anonymous one is merged in: every value from the side that saw it last. */
-export function mergedRecord(anonymous: AppUserRecord, identified: AppUserRecord, seq: number): AppUserRecord {
+function mergedRecord(anonymous: AppUserRecord, identified: AppUserRecord, seq: number): AppUserRecord {
   const merged: AppUserRecord = { ...identified };
   for (const field of STAMPED) {
     const theirs = anonymous[field.stamp] as string | null;

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
+import { recordRow } from "./records.ts";
 
 export type DataMode = "production" | "development" | "all";
 export const BILLING_STATUSES = ["free", "trial", "paid"] as const;
@@ -24,24 +25,25 @@ export type UserCursor = { lastSeenAt: string; id: string };
 
 const appLink = z.object({ app_id: z.string(), app_name: z.string(), first_seen_at: z.string(), last_seen_at: z.string() });
 
-const userRow = z.object({
-  id: z.string(),
-  project_id: z.string(),
-  user_id: z.string(),
-  is_anonymous: z.boolean(),
-  first_seen_at: z.string(),
-  last_seen_at: z.string(),
-  last_country_code: z.string().nullable(),
-  last_app_version: z.string().nullable(),
-  last_sdk_name: z.string().nullable(),
-  last_sdk_version: z.string().nullable(),
-  last_locale: z.string().nullable(),
-  last_preferred_language: z.string().nullable(),
-  claimed_from: z.array(z.string()).nullable(),
-  properties: z.record(z.string()),
-  apps: z.array(appLink),
-  is_dev: z.boolean(),
-});
+/** A user as the lists show it: the stored record without the time stamps and merge mark, plus app links. */
+const userRow = recordRow
+  .pick({
+    id: true,
+    project_id: true,
+    user_id: true,
+    is_anonymous: true,
+    first_seen_at: true,
+    last_seen_at: true,
+    last_country_code: true,
+    last_app_version: true,
+    last_sdk_name: true,
+    last_sdk_version: true,
+    last_locale: true,
+    last_preferred_language: true,
+    claimed_from: true,
+    properties: true,
+  })
+  .extend({ apps: z.array(appLink), is_dev: recordRow.shape.is_dev });
 export type AppUserRow = z.infer<typeof userRow>;
 
 /** `\`, `%` and `_` are literal in a search, not LIKE wildcards. */

@@ -44,14 +44,17 @@ export const claimerOf = (db: CommonQueryMethods, projectId: string, anonymousId
   db.maybeOneFirst(sql.type(z.object({ user_id: z.string() }))`
     select user_id from app_user_claims where project_id = ${projectId} and anonymous_id = ${anonymousId}`);
 
-/** The claimers of several (project, anonymous id) pairs, keyed `<project>\n<anonymous id>`. */
+/** The key of a (project, anonymous id) pair in the maps of claimers. */
+export const claimKey = (projectId: string, anonymousId: string) => `${projectId}\n${anonymousId}`;
+
+/** The claimers of several (project, anonymous id) pairs, keyed by `claimKey`. */
 export async function claimersOf(db: CommonQueryMethods, pairs: { project_id: string; anonymous_id: string }[]): Promise<Map<string, string>> {
   if (pairs.length === 0) return new Map();
   const rows = await db.any(sql.type(z.object({ project_id: z.string(), anonymous_id: z.string(), user_id: z.string() }))`
     select c.project_id, c.anonymous_id, c.user_id
       from json_to_recordset(${JSON.stringify(pairs)}::json) as p(project_id uuid, anonymous_id text)
       join app_user_claims c on c.project_id = p.project_id and c.anonymous_id = p.anonymous_id`);
-  return new Map(rows.map((row) => [`${row.project_id}\n${row.anonymous_id}`, row.user_id]));
+  return new Map(rows.map((row) => [claimKey(row.project_id, row.anonymous_id), row.user_id]));
 }
 
 /** Stream sequence of the last identity fact on `subject` the read model applied (0: none). */

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { claimedUserOf, reattributeClaimed } from "../../projections/app-users/claim-lookup.ts";
 import { reassignUser } from "../../projections/app-users/reassign.ts";
-import { appUser, identity, ingestSettled } from "../support/app-users.ts";
-import { createApp, projectWithApp } from "../support/catalog.ts";
+import { appUser, identity, ingestSettled, mobileProject, type AppWithKey } from "../support/app-users.ts";
+import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, ingest } from "../support/events.ts";
 import { client, type Client } from "../support/http.ts";
 import { startTestService, stopTestService, type TestService } from "../support/service.ts";
@@ -21,7 +21,7 @@ let service: TestService;
 let http: Client;
 let owner: SignedIn;
 let projectId: string;
-type AppUnderTest = { app: any; clientKey: string; environment: string };
+type AppUnderTest = AppWithKey & { environment: string };
 let apple: AppUnderTest;
 let android: AppUnderTest;
 
@@ -35,11 +35,10 @@ beforeAll(async () => {
   service = await startTestService();
   http = client(service.baseUrl);
   owner = await signIn(http, service.outbox);
-  const created = await projectWithApp(http, owner.token, owner.teamId, { name: "iOS", platform: "apple", bundle_id: "com.example.identity" });
-  projectId = created.project.id;
-  apple = { ...created, environment: "ios" };
-  const droid = await createApp(http, owner.token, projectId, { name: "Android", platform: "android", bundle_id: "com.example.identity.droid" });
-  android = { app: droid, clientKey: droid.client_secret, environment: "android" };
+  const apps = await mobileProject(http, owner.token, owner.teamId, { ios: "com.example.identity", android: "com.example.identity.droid" });
+  projectId = apps.projectId;
+  apple = { ...apps.apple, environment: "ios" };
+  android = { ...apps.android, environment: "android" };
 });
 afterAll(async () => stopTestService(service));
 

@@ -1,5 +1,6 @@
 import { sql } from "slonik";
 import { z } from "zod";
+import { createApp, projectWithApp } from "./catalog.ts";
 import type { Client } from "./http.ts";
 import { waitUntil } from "./processes.ts";
 import type { TestService } from "./service.ts";
@@ -29,3 +30,18 @@ export async function appUser(http: Client, token: string, projectId: string, us
 
 /** POST with a client key to an identity route. */
 export const identity = (http: Client, clientKey: string, path: string, body: unknown) => http.post(`/v1/identity${path}`, body, { token: clientKey });
+
+/** An app of a test project and its client key. */
+export type AppWithKey = { app: any; clientKey: string };
+
+/**
+ * A new project with an iOS ("iOS", apple) and an Android ("Android", android) app, created by
+ * `token` in `teamId` with the given bundle ids.
+ */
+export async function mobileProject(http: Client, token: string, teamId: string, bundleIds: { ios: string; android: string }) {
+  const created = await projectWithApp(http, token, teamId, { name: "iOS", platform: "apple", bundle_id: bundleIds.ios });
+  const droid = await createApp(http, token, created.project.id, { name: "Android", platform: "android", bundle_id: bundleIds.android });
+  const apple: AppWithKey = { app: created.app, clientKey: created.clientKey };
+  const android: AppWithKey = { app: droid, clientKey: droid.client_secret };
+  return { projectId: created.project.id as string, apple, android };
+}

@@ -1,12 +1,47 @@
 import type { IdentityFact } from "../../../domain/identity/events.ts";
 import { unavailable } from "../../../domain/shared/errors.ts";
+import { newId } from "../../../domain/shared/ids.ts";
+import { identityVersion } from "../../../projections/app-users/records.ts";
 import { PROJECTIONS } from "../../../projections/registry.ts";
 import { append } from "../../../streams/append.ts";
 import { ConcurrencyError } from "../../../streams/errors.ts";
 import type { ApiDeps } from "../deps.ts";
+import type { IdentityCaller } from "./caller.ts";
+import { withSubjectLock } from "./subject-lock.ts";
 
 /** Attempts before a contended identity write answers 503: each lost race costs one projector round trip. */
-export const ATTEMPTS = 12;
+const ATTEMPTS = 12;
+
+/** The fields every identity fact carries: a new id, the caller's team, project and app, now. */
+export const factHeader = (caller: IdentityCaller) => ({
+  v: 1 as const,
+  id: newId(),
+  team_id: caller.teamId,
+  project_id: caller.projectId,
+  app_id: caller.appId,
+  at: new Date().toISOString(),
+});
+
+/**
+ * Runs one identity decision until it sticks. Each attempt finds the subject to write (`locate`,
+ * outside the queue, as it may read the read model), then, queued behind this instance's other
+ * writes of that subject, reads the subject's version before `decide` reads anything else, so the
+ * decision is never older than the version its append expects. `decide` returns null to decide
+ * again (a lost race, a superseded fact).
+ * @throws AppError 503 when every attempt lost
+ */
+export async function decideOnSubject<L extends { subject: string }, T>(
+  deps: ApiDeps,
+  locate: () => Promise<L>,
+  decide: (located: L, version: number) => Promise<T | null>,
+): Promise<T> {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    const located = await locate();
+    const outcome = await withSubjectLock(deps, located.subject, async () => decide(located, await identityVersion(deps.pool, located.subject)));
+    if (outcome !== null) return outcome;
+  }
+  throw unavailable("too much contention on this user; retry");
+}
 
 /** Every read model built from the INGEST stream: a claim is visible once all have applied it. */
 export const ingestReadModels = (): string[] => PROJECTIONS.filter((p) => p.stream === "INGEST").map((p) => p.name);

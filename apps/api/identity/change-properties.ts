@@ -1,12 +1,10 @@
 import type { UserPropertiesChanged } from "../../../domain/identity/events.ts";
 import { applyPatch, effectivePatch, isEmptyPatch, MAX_PROPERTIES, type Properties, type PropertyPatch } from "../../../domain/identity/properties.ts";
-import { invalid, unavailable } from "../../../domain/shared/errors.ts";
-import { newId } from "../../../domain/shared/ids.ts";
-import { claimerOf, identityVersion, recordOf, wasSuperseded } from "../../../projections/app-users/records.ts";
+import { invalid } from "../../../domain/shared/errors.ts";
+import { claimerOf, recordOf, wasSuperseded } from "../../../projections/app-users/records.ts";
 import type { ApiDeps } from "../deps.ts";
-import { appendIdentityFact, ATTEMPTS } from "./append.ts";
+import { appendIdentityFact, decideOnSubject, factHeader } from "./append.ts";
 import type { IdentityCaller } from "./caller.ts";
-import { withSubjectLock } from "./subject-lock.ts";
 
 /**
  * Merges `patch` into a user's properties and returns the full object after the merge. A claimed
@@ -23,40 +21,32 @@ export async function changeProperties(
   source: UserPropertiesChanged["source"],
 ): Promise<Properties> {
   const { projectId } = caller;
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+  const locate = async () => {
     const target = (await claimerOf(deps.pool, projectId, userId)) ?? userId;
-    const subject = deps.log.names.identitySubject(projectId, target);
-    const outcome = await withSubjectLock(deps, subject, async (): Promise<Properties | null> => {
-      const version = await identityVersion(deps.pool, subject);
-      // Claimed between the two reads: decide on the claimer instead.
-      if (target === userId && (await claimerOf(deps.pool, projectId, userId)) !== null) return null;
-      const record = await recordOf(deps.pool, projectId, target);
-      const current = record?.properties ?? {};
-      const change = effectivePatch(current, patch);
-      const next = applyPatch(current, change);
-      if (Object.keys(next).length > MAX_PROPERTIES) {
-        throw invalid(`properties: a user may hold at most ${MAX_PROPERTIES} properties (this change would leave ${Object.keys(next).length})`);
-      }
-      if (isEmptyPatch(change)) return next;
-      const fact: UserPropertiesChanged = {
-        type: "UserPropertiesChanged",
-        v: 1,
-        id: newId(),
-        team_id: caller.teamId,
-        project_id: projectId,
-        app_id: caller.appId,
-        at: new Date().toISOString(),
-        user_id: target,
-        set: change.set,
-        unset: change.unset,
-        source,
-        merged_at_seq: record?.merged_at_seq ?? 0,
-      };
-      const seq = await appendIdentityFact(deps, subject, version, fact, ["app_users"]);
-      if (seq === null || (await wasSuperseded(deps.pool, fact.id))) return null;
-      return next;
-    });
-    if (outcome !== null) return outcome;
-  }
-  throw unavailable("too much contention on this user; retry");
+    return { target, subject: deps.log.names.identitySubject(projectId, target) };
+  };
+  return decideOnSubject(deps, locate, async ({ target, subject }, version): Promise<Properties | null> => {
+    // Claimed between the two reads: decide on the claimer instead.
+    if (target === userId && (await claimerOf(deps.pool, projectId, userId)) !== null) return null;
+    const record = await recordOf(deps.pool, projectId, target);
+    const current = record?.properties ?? {};
+    const change = effectivePatch(current, patch);
+    const next = applyPatch(current, change);
+    if (Object.keys(next).length > MAX_PROPERTIES) {
+      throw invalid(`properties: a user may hold at most ${MAX_PROPERTIES} properties (this change would leave ${Object.keys(next).length})`);
+    }
+    if (isEmptyPatch(change)) return next;
+    const fact: UserPropertiesChanged = {
+      type: "UserPropertiesChanged",
+      ...factHeader(caller),
+      user_id: target,
+      set: change.set,
+      unset: change.unset,
+      source,
+      merged_at_seq: record?.merged_at_seq ?? 0,
+    };
+    const seq = await appendIdentityFact(deps, subject, version, fact, ["app_users"]);
+    if (seq === null || (await wasSuperseded(deps.pool, fact.id))) return null;
+    return next;
+  });
 }

@@ -1,14 +1,12 @@
 import type { UserClaimed } from "../../../domain/identity/events.ts";
-import { conflict, unavailable } from "../../../domain/shared/errors.ts";
-import { newId } from "../../../domain/shared/ids.ts";
+import { conflict } from "../../../domain/shared/errors.ts";
 import { rememberClaim } from "../../../projections/app-users/claim-lookup.ts";
 import { countUserEvents, projectAppIds } from "../../../projections/app-users/claim-queries.ts";
-import { claimerOf, identityVersion } from "../../../projections/app-users/records.ts";
+import { claimerOf } from "../../../projections/app-users/records.ts";
 import { PROJECTIONS } from "../../../projections/registry.ts";
 import type { ApiDeps } from "../deps.ts";
-import { appendIdentityFact, ATTEMPTS, ingestReadModels } from "./append.ts";
+import { appendIdentityFact, decideOnSubject, factHeader, ingestReadModels } from "./append.ts";
 import type { IdentityCaller } from "./caller.ts";
-import { withSubjectLock } from "./subject-lock.ts";
 
 /** How long a claim waits for acknowledged events to become countable before counting anyway. */
 const COUNT_WAIT_MS = 2_000;
@@ -36,32 +34,22 @@ async function eventsCaughtUp(deps: ApiDeps): Promise<void> {
 export async function claim(deps: ApiDeps, caller: IdentityCaller, anonymousId: string, userId: string): Promise<number> {
   const { projectId } = caller;
   const subject = deps.log.names.identitySubject(projectId, anonymousId);
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    const count = await withSubjectLock(deps, subject, async (): Promise<number | null> => {
-      const version = await identityVersion(deps.pool, subject);
-      const claimer = await claimerOf(deps.pool, projectId, anonymousId);
-      if (claimer !== null && claimer !== userId) throw conflict("anonymous_id was already claimed by another user");
-      const appIds = await projectAppIds(deps.pool, projectId);
-      await eventsCaughtUp(deps);
-      const moved = await countUserEvents(deps.pool, appIds, anonymousId);
-      if (claimer === userId && moved === 0) return 0;
-      const fact: UserClaimed = {
-        type: "UserClaimed",
-        v: 1,
-        id: newId(),
-        team_id: caller.teamId,
-        project_id: projectId,
-        app_id: caller.appId,
-        at: new Date().toISOString(),
-        app_ids: [...appIds],
-        anonymous_id: anonymousId,
-        user_id: userId,
-      };
-      if ((await appendIdentityFact(deps, subject, version, fact, ingestReadModels())) === null) return null;
-      rememberClaim(deps.pool, projectId, anonymousId, userId);
-      return moved;
-    });
-    if (count !== null) return count;
-  }
-  throw unavailable("too much contention on this user; retry");
+  return decideOnSubject(deps, async () => ({ subject }), async (_, version): Promise<number | null> => {
+    const claimer = await claimerOf(deps.pool, projectId, anonymousId);
+    if (claimer !== null && claimer !== userId) throw conflict("anonymous_id was already claimed by another user");
+    const appIds = await projectAppIds(deps.pool, projectId);
+    await eventsCaughtUp(deps);
+    const moved = await countUserEvents(deps.pool, appIds, anonymousId);
+    if (claimer === userId && moved === 0) return 0;
+    const fact: UserClaimed = {
+      type: "UserClaimed",
+      ...factHeader(caller),
+      app_ids: [...appIds],
+      anonymous_id: anonymousId,
+      user_id: userId,
+    };
+    if ((await appendIdentityFact(deps, subject, version, fact, ingestReadModels())) === null) return null;
+    rememberClaim(deps.pool, projectId, anonymousId, userId);
+    return moved;
+  });
 }

@@ -3,22 +3,17 @@ import { z } from "zod";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { localeDemand, supportedLanguages } from "../../../projections/app-users/locale-queries.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
-import { checkKeyRule, type Rule } from "../auth/access.ts";
-import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../project-access.ts";
+import { READ, userReaderOf, userScopeOf } from "../users/access.ts";
 import { dataModeSchema } from "../users/filters.ts";
 import { parse, uuid } from "../validation.ts";
-import { userScopeOf } from "./app-users.ts";
-
-const READ: Rule = { permission: "apps:read", role: "member" };
 
 /** GET /v1/projects/:projectId/users/locales: locale demand of one project or one of its apps. */
 export function projectLocaleRoutes(deps: ApiDeps) {
   return async (app: FastifyInstance) => {
     app.get("/", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, READ);
+      const caller = await userReaderOf(deps, request);
       const { projectId } = parse(z.object({ projectId: uuid }), request.params, "params");
       const query = parse(z.object({ app_id: uuid.optional(), data_mode: dataModeSchema }).passthrough(), request.query, "query");
       const project = await accessibleProject(deps, caller, projectId, READ);
@@ -40,8 +35,7 @@ export function projectLocaleRoutes(deps: ApiDeps) {
 export function userLocaleRoutes(deps: ApiDeps) {
   return async (app: FastifyInstance) => {
     app.get("/", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, READ);
+      const caller = await userReaderOf(deps, request);
       const { data_mode: dataMode } = parse(z.object({ data_mode: dataModeSchema }).passthrough(), request.query, "query");
       const scope = await userScopeOf(deps, caller, request.query);
       const supported = scope.narrowed && scope.projectIds.length > 0 ? await supportedLanguages(deps.pool, scope) : null;

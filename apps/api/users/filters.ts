@@ -1,19 +1,20 @@
 import { z } from "zod";
 import { invalid } from "../../../domain/shared/errors.ts";
 import { BILLING_STATUSES, type AppUserRow, type BillingStatus, type UserCursor, type UserFilter } from "../../../projections/app-users/queries.ts";
-import { limitSchema, page, parseInstant } from "../listing.ts";
+import { page, pageQuery, parseInstant, parseKeysetCursor } from "../listing.ts";
 import { parse } from "../validation.ts";
 
 export const dataModeSchema = z.enum(["production", "development", "all"]).default("production");
 
-const listQuery = z.object({
-  search: z.string().max(255).optional(),
-  is_anonymous: z.enum(["true", "false"]).optional(),
-  billing_status: z.string().max(100).optional(),
-  data_mode: dataModeSchema,
-  cursor: z.string().min(1).max(200).optional(),
-  limit: limitSchema,
-});
+const listQuery = z
+  .object({
+    search: z.string().max(255).optional(),
+    is_anonymous: z.enum(["true", "false"]).optional(),
+    billing_status: z.string().max(100).optional(),
+    data_mode: dataModeSchema,
+  })
+  .merge(pageQuery.pick({ cursor: true, limit: true }));
+const timeBounds = pageQuery.pick({ since: true, until: true });
 
 function billingOf(value: string | undefined): BillingStatus[] | undefined {
   if (value === undefined) return undefined;
@@ -23,23 +24,26 @@ function billingOf(value: string | undefined): BillingStatus[] | undefined {
   return [...new Set(statuses)] as BillingStatus[];
 }
 
+const SMALLEST_ID = "00000000-0000-0000-0000-000000000000";
+
 /** `<last_seen_at>|<id>` as this list hands it out; a bare timestamp is accepted as well. */
 function cursorOf(value: string | undefined): UserCursor | undefined {
   if (value === undefined) return undefined;
-  const [timestamp, id, extra] = value.split("|");
-  const ms = Date.parse(timestamp ?? "");
-  if (!timestamp || Number.isNaN(ms) || extra !== undefined || (id !== undefined && !/^[0-9a-f-]{36}$/i.test(id))) {
-    throw invalid("cursor: not a cursor returned by this list");
+  if (value.includes("|")) {
+    const { timestamp, id } = parseKeysetCursor(value)!;
+    return { lastSeenAt: timestamp, id };
   }
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw invalid("cursor: not a cursor returned by this list");
   // A bare timestamp means "seen before that instant": paired with the smallest id, the row
   // comparison excludes every row at the instant itself.
-  return { lastSeenAt: new Date(ms).toISOString(), id: id ?? "00000000-0000-0000-0000-000000000000" };
+  return { lastSeenAt: new Date(ms).toISOString(), id: SMALLEST_ID };
 }
 
 /** The filters both user lists share (SPEC Apps: users), plus `since`/`until` where the route has them. */
 export function readUserListQuery(query: unknown, withTimeBounds: boolean) {
   const q = parse(listQuery.passthrough(), query, "query");
-  const bounds = withTimeBounds ? parse(z.object({ since: z.string().optional(), until: z.string().optional() }).passthrough(), query, "query") : {};
+  const bounds = withTimeBounds ? parse(timeBounds.passthrough(), query, "query") : {};
   const filter: UserFilter = {
     search: q.search === undefined || q.search === "" ? undefined : q.search,
     isAnonymous: q.is_anonymous === undefined ? undefined : q.is_anonymous === "true",
