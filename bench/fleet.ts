@@ -1,5 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { client } from "../test/support/http.ts";
+import { signIn } from "../test/support/users.ts";
 
 /** JSON over HTTP with a bearer credential; throws on any status other than `expected`. */
 export async function call<T = any>(baseUrl: string, method: string, path: string, body?: unknown, token?: string, expected = [200, 201]): Promise<T> {
@@ -10,19 +10,6 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
   const text = await response.text();
   if (!expected.includes(response.status)) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
   return JSON.parse(text) as T;
-}
-
-async function codeFor(outbox: string, email: string): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const files = (await readdir(outbox).catch(() => [])).filter((name) => name.endsWith(".json")).sort().reverse();
-    for (const file of files) {
-      const mail = JSON.parse(await readFile(join(outbox, file), "utf8")) as { to: string; text: string };
-      const code = mail.to === email ? /\b(\d{6})\b/.exec(mail.text)?.[1] : undefined;
-      if (code) return code;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no sign-in code for ${email}`);
 }
 
 export type Fleet = {
@@ -42,11 +29,7 @@ export type Fleet = {
  * agent keys for queries.
  */
 export async function createFleet(baseUrl: string, outbox: string, appCount: number): Promise<Fleet> {
-  const email = `bench-${Date.now()}@example.test`;
-  await call(baseUrl, "POST", "/v1/auth/send-code", { email });
-  const session = await call(baseUrl, "POST", "/v1/auth/verify-code", { email, code: await codeFor(outbox, email) });
-  const token = session.token as string;
-  const teamId = session.teams[0].id as string;
+  const { token, teamId } = await signIn(client(baseUrl), outbox, `bench-${Date.now()}@example.test`);
   const project = await call(baseUrl, "POST", "/v1/projects", { team_id: teamId, name: "Bench", slug: `bench-${Date.now()}` }, token);
   const apps: Fleet["apps"] = [];
   for (let index = 0; index < appCount; index += 1) {

@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { Samples } from "./stats.ts";
+import { round, Samples } from "./stats.ts";
 
 export type ClientKey = { clientKey: string; bundleId: string };
 
-const LEVELS = ["info", "info", "info", "debug", "warn", "error"] as const;
+/** The mix of levels a fleet sends: mostly info. */
+export const LEVELS = ["info", "info", "info", "debug", "warn", "error"] as const;
 const SCREENS = ["Home", "Search", "Cart", "Checkout", "Profile"];
+export const BATCH_EVENTS = 100;
 
 /** One realistic SDK batch: 100 events of one session, each with its own client_event_id. */
-export function batchBody(bundleId: string, size = 100, sessionId: string = randomUUID()): string {
+export function batchBody(bundleId: string, sessionId: string = randomUUID()): string {
   const userId = `user-${Math.floor(Math.random() * 50_000)}`;
   const now = new Date().toISOString();
-  const events = Array.from({ length: size }, (_, index) => ({
+  const events = Array.from({ length: BATCH_EVENTS }, (_, index) => ({
     message: index % 10 === 0 ? `metric:checkout:${index % 20 === 0 ? "start" : "complete"}` : `Tapped button ${index % 7}`,
     level: LEVELS[index % LEVELS.length],
     session_id: sessionId,
@@ -28,6 +30,16 @@ export function batchBody(bundleId: string, size = 100, sessionId: string = rand
     timestamp: now,
   }));
   return JSON.stringify({ bundle_id: bundleId, events });
+}
+
+/** POSTs one batch to /v1/ingest as the app of `key`; status 0 when the request itself failed. */
+export async function postBatch(baseUrl: string, key: ClientKey, body: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${baseUrl}/v1/ingest`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key.clientKey}` },
+    body,
+  }).catch(() => undefined);
+  return { status: response?.status ?? 0, text: response ? await response.text() : "" };
 }
 
 /**
@@ -82,17 +94,12 @@ export async function runIngestLoad(baseUrl: string, keys: ClientKey[], clients:
         const key = await pacer.acquire();
         const body = batchBody(key.bundleId);
         const sent = performance.now();
-        const response = await fetch(`${baseUrl}/v1/ingest`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${key.clientKey}` },
-          body,
-        }).catch(() => undefined);
-        const answer = response ? await response.text() : "";
+        const answer = await postBatch(baseUrl, key, body);
         requests += 1;
-        if (response?.status === 200) {
+        if (answer.status === 200) {
           latency.add(performance.now() - sent);
-          accepted += (JSON.parse(answer) as { accepted: number }).accepted;
-        } else if (response?.status === 429) rateLimited += 1;
+          accepted += (JSON.parse(answer.text) as { accepted: number }).accepted;
+        } else if (answer.status === 429) rateLimited += 1;
         else failed += 1;
       }
     }),
@@ -100,7 +107,7 @@ export async function runIngestLoad(baseUrl: string, keys: ClientKey[], clients:
   const elapsed = (performance.now() - started) / 1000;
   return {
     clients,
-    seconds: Math.round(elapsed * 10) / 10,
+    seconds: round(elapsed),
     requests,
     accepted_events: accepted,
     events_per_second: Math.round(accepted / elapsed),

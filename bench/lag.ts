@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { batchBody, type ClientKey } from "./ingest-load.ts";
+import { BATCH_EVENTS, batchBody, postBatch, type ClientKey } from "./ingest-load.ts";
 import { Samples } from "./stats.ts";
 
 /**
@@ -12,7 +12,7 @@ import { Samples } from "./stats.ts";
 export async function measureLag(baseUrl: string, databaseUrl: string, keys: ClientKey[], eventsPerSecond: number, seconds: number) {
   const db = new pg.Pool({ connectionString: databaseUrl, max: 8 });
   const lag = new Samples();
-  const interval = 100_000 / eventsPerSecond;
+  const interval = (1000 * BATCH_EVENTS) / eventsPerSecond;
   let failed = 0;
   const pending: Promise<void>[] = [];
   const started = performance.now();
@@ -24,13 +24,8 @@ export async function measureLag(baseUrl: string, databaseUrl: string, keys: Cli
     const sessionId = randomUUID();
     pending.push(
       (async () => {
-        const response = await fetch(`${baseUrl}/v1/ingest`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${key.clientKey}` },
-          body: batchBody(key.bundleId, 100, sessionId),
-        }).catch(() => undefined);
-        await response?.text();
-        if (response?.status !== 200) {
+        const answer = await postBatch(baseUrl, key, batchBody(key.bundleId, sessionId));
+        if (answer.status !== 200) {
           failed += 1;
           return;
         }

@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import pino from "pino";
+import { openPool } from "../projections/_runtime/database.ts";
 import { connectLog } from "../streams/connection.ts";
 import { freePort, waitUntil } from "../test/support/processes.ts";
-import { openPool } from "../projections/_runtime/database.ts";
+import { dropDatabase, isolatedDatabaseUrl } from "../test/support/service.ts";
+import { dropStreams, streamHead } from "../test/support/streams.ts";
 import { runAnalyticsBench } from "./analytics.ts";
 import { call, createFleet } from "./fleet.ts";
 import { runIngestLoad } from "./ingest-load.ts";
@@ -34,9 +36,8 @@ const settings = {
 };
 
 const suffix = randomBytes(4).toString("hex");
-const database = `bench_${suffix}`;
 const namespace = `bench${suffix}`;
-const databaseUrl = Object.assign(new URL(settings.admin), { pathname: `/${database}` }).toString();
+const databaseUrl = isolatedDatabaseUrl("bench", settings.admin);
 const log = (line: string) => console.log(`[bench] ${line}`);
 
 async function eventsProjected(db: pg.Pool): Promise<number> {
@@ -69,8 +70,7 @@ async function main() {
     results.ingest = ingest;
     log(`ingest: ${ingest.events_per_second} events/s acknowledged, p50 ${ingest.latency.p50_ms} ms, p99 ${ingest.latency.p99_ms} ms (${ingest.clients} clients, ${ingest.rate_limited} rate limited, ${ingest.failed} failed)`);
 
-    const head = async () => (await streams.jsm.streams.info(streams.names.stream("INGEST"))).state.last_seq;
-    const ingestHead = await head();
+    const ingestHead = await streamHead(streams, "INGEST");
     await waitUntil("the projector to catch up with the ingest phase", async () => (await projectorAt(db)) >= ingestHead, 600_000, 200);
 
     const lag = await measureLag(service.baseUrl, databaseUrl, keys, settings.lagRate, 15);
@@ -81,7 +81,7 @@ async function main() {
     const drainStarted = performance.now();
     await seedHistory(streams, fleet, backlog);
     const published = performance.now();
-    const seededHead = await head();
+    const seededHead = await streamHead(streams, "INGEST");
     await waitUntil("the projector to drain the backlog", async () => (await projectorAt(db)) >= seededHead, 1_800_000, 250);
     const drainSeconds = (performance.now() - drainStarted) / 1000;
     const projection = {
@@ -126,15 +126,9 @@ async function main() {
   } finally {
     await service.stop();
     await db.end();
-    for (const name of [streams.names.stream("DOMAIN"), streams.names.stream("INGEST")]) await streams.jsm.streams.delete(name).catch(() => undefined);
-    for (const bucket of ["reservations", "auth_codes"]) await streams.jsm.streams.delete(`KV_${streams.names.bucket(bucket)}`).catch(() => undefined);
+    await dropStreams(streams);
     await streams.close();
-    if (!process.env.BENCH_KEEP) {
-      const admin = new pg.Client({ connectionString: settings.admin });
-      await admin.connect();
-      await admin.query(`drop database if exists ${database} with (force)`);
-      await admin.end();
-    }
+    if (!process.env.BENCH_KEEP) await dropDatabase(databaseUrl, settings.admin);
     await rm(outbox, { recursive: true, force: true });
   }
   const file = new URL(`./results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`, import.meta.url);

@@ -4,9 +4,9 @@ import type { IngestedEvent } from "../domain/ingest/events.ts";
 import { timeOrderedId } from "../domain/shared/ids.ts";
 import type { Log } from "../streams/connection.ts";
 import type { Fleet } from "./fleet.ts";
+import { LEVELS } from "./ingest-load.ts";
 
 const DAY_MS = 86_400_000;
-const LEVELS = ["info", "info", "info", "debug", "warn", "error"] as const;
 const PER_FACT = 500;
 const IN_FLIGHT = 32;
 

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { spawnTsx, waitUntil, type OwnedProcess } from "../test/support/processes.ts";
+import { spawnTsx, waitUntil } from "../test/support/processes.ts";
 
-export type BenchService = { baseUrl: string; process: OwnedProcess; peakRssMb: () => Promise<number>; stop: () => Promise<void> };
+export type BenchService = { baseUrl: string; peakRssMb: () => Promise<number>; stop: () => Promise<void> };
 
 /**
  * Runs `npm start`'s entry point (api and worker, with the projectors in its child process) as a
@@ -18,7 +18,6 @@ export async function startBenchService(env: Record<string, string>, port: numbe
   );
   return {
     baseUrl,
-    process: child,
     /** The kernel's high-water marks of the service's resident sets (VmHWM), its projector child included. */
     peakRssMb: async () => {
       const children = (await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 let service: TestService;
@@ -8,9 +8,7 @@ let http: Client;
 let owner: SignedIn;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   for (const name of ["One", "Two", "Three"]) await http.patch(`/v1/teams/${owner.teamId}`, { name }, { token: owner.token });
 });
 afterAll(async () => stopTestService(service));

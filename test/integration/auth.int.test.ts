@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, type Client } from "../support/http.ts";
-import { latestCode, outboxMessages, startTestService, stopTestService, type TestService } from "../support/service.ts";
-import { signIn, uniqueEmail } from "../support/users.ts";
+import type { Client } from "../support/http.ts";
+import { latestCode, outboxMessages } from "../support/outbox.ts";
+import { startWithClient, stopTestService, type TestService } from "../support/service.ts";
+import { requestCode, signIn, uniqueEmail } from "../support/users.ts";
 
 let service: TestService;
 let http: Client;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
+  ({ service, http } = await startWithClient());
 });
 afterAll(async () => stopTestService(service));
 
@@ -30,8 +30,7 @@ describe("send-code and verify-code", () => {
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("Max-Age=315360000");
 
-    await http.post("/v1/auth/send-code", { email });
-    const second = await http.post("/v1/auth/verify-code", { email, code: await latestCode(service.outbox, email) });
+    const second = await http.post("/v1/auth/verify-code", { email, code: await requestCode(http, service.outbox, email) });
     expect(second.status).toBe(200);
     expect(second.body.is_new_user).toBe(false);
     expect(second.body.user.id).toBe(first.body.user.id);
@@ -39,8 +38,7 @@ describe("send-code and verify-code", () => {
 
   it("accepts a code once", async () => {
     const email = uniqueEmail("once");
-    await http.post("/v1/auth/send-code", { email });
-    const code = await latestCode(service.outbox, email);
+    const code = await requestCode(http, service.outbox, email);
     expect((await http.post("/v1/auth/verify-code", { email, code })).status).toBe(201);
     const again = await http.post("/v1/auth/verify-code", { email, code });
     expect(again.status).toBe(401);
@@ -49,8 +47,7 @@ describe("send-code and verify-code", () => {
 
   it("rejects a wrong code with 401 and malformed input with 400", async () => {
     const email = uniqueEmail("wrong");
-    await http.post("/v1/auth/send-code", { email });
-    const code = await latestCode(service.outbox, email);
+    const code = await requestCode(http, service.outbox, email);
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
     expect((await http.post("/v1/auth/verify-code", { email, code: wrong })).status).toBe(401);
     expect((await http.post("/v1/auth/verify-code", { email, code: "12ab56" })).status).toBe(400);
@@ -69,10 +66,8 @@ describe("send-code and verify-code", () => {
 
   it("creates one account when two verifications of a new email race", async () => {
     const email = uniqueEmail("race");
-    await http.post("/v1/auth/send-code", { email });
-    const first = await latestCode(service.outbox, email);
-    await http.post("/v1/auth/send-code", { email });
-    const second = await latestCode(service.outbox, email);
+    const first = await requestCode(http, service.outbox, email);
+    const second = await requestCode(http, service.outbox, email);
     const [a, b] = await Promise.all([
       http.post("/v1/auth/verify-code", { email, code: first }),
       http.post("/v1/auth/verify-code", { email, code: second }),
@@ -129,8 +124,7 @@ describe("agent keys", () => {
 
   it("agent-login returns a key for a single-team user and asks for team_id when there are several", async () => {
     const user = await signIn(http, service.outbox);
-    await http.post("/v1/auth/send-code", { email: user.email });
-    let code = await latestCode(service.outbox, user.email);
+    let code = await requestCode(http, service.outbox, user.email);
     const single = await http.post("/v1/auth/agent-login", { email: user.email, code });
     expect(single.status).toBe(201);
     expect(single.body).toEqual({ api_key: expect.stringMatching(/^svc_agent_/), team: { id: user.teamId, name: expect.any(String), slug: expect.any(String) } });
@@ -138,8 +132,7 @@ describe("agent keys", () => {
 
     const second = await http.post("/v1/teams", { name: "Second", slug: `second-${user.userId.slice(0, 8)}` }, { token: user.token });
     expect(second.status).toBe(201);
-    await http.post("/v1/auth/send-code", { email: user.email });
-    code = await latestCode(service.outbox, user.email);
+    code = await requestCode(http, service.outbox, user.email);
     const ambiguous = await http.post("/v1/auth/agent-login", { email: user.email, code });
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.body).toEqual({ error: expect.any(String), teams: expect.arrayContaining([expect.objectContaining({ id: second.body.id, role: "owner" })]) });

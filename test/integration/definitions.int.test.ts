@@ -1,9 +1,9 @@
 import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
+import type { Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 let service: TestService;
@@ -11,9 +11,7 @@ let http: Client;
 let owner: SignedIn;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
 });
 afterAll(async () => stopTestService(service));
 

@@ -1,8 +1,10 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { afterAll, expect, it } from "vitest";
+import type { Config } from "../../apps/config.ts";
 import { client } from "../support/http.ts";
 import { cleanUp, freePort, spawnTsx, waitUntil, type OwnedProcess } from "../support/processes.ts";
-import { dropDatabase, testConfig } from "../support/service.ts";
+import { dropDatabase, serviceEnv, testConfig } from "../support/service.ts";
+import { dropNamespace } from "../support/streams.ts";
 import { signIn } from "../support/users.ts";
 
 /**
@@ -12,10 +14,15 @@ import { signIn } from "../support/users.ts";
  */
 
 let parent: OwnedProcess | undefined;
-let databaseUrl = "";
+let config: Config | undefined;
 
 afterAll(async () => {
-  await cleanUp([() => parent?.stop("SIGKILL"), () => databaseUrl && dropDatabase(databaseUrl)]);
+  await cleanUp([
+    () => parent?.stop("SIGKILL"),
+    () => config && dropNamespace(config.natsServers, config.namespace),
+    () => config && dropDatabase(config.databaseUrl),
+    () => config && rm(config.mailOutboxDir, { recursive: true, force: true }),
+  ]);
 });
 
 const childrenOf = async (pid: number): Promise<number[]> =>
@@ -31,18 +38,9 @@ const alive = (pid: number) => {
 };
 
 it("runs the projectors in a supervised child process and stops both on SIGTERM", async () => {
-  const config = await testConfig();
-  databaseUrl = config.databaseUrl;
+  config = await testConfig();
   const port = await freePort();
-  parent = spawnTsx("apps/main.ts", {
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    DATABASE_URL: config.databaseUrl,
-    NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
-    NAMESPACE: config.namespace,
-    MAIL_OUTBOX_DIR: config.mailOutboxDir,
-    LOG_LEVEL: "warn",
-  });
+  parent = spawnTsx("apps/main.ts", { ...serviceEnv(config), PORT: String(port), HOST: "127.0.0.1" });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil("the service to answer", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
   const http = client(baseUrl);

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { PROJECTIONS } from "../../projections/registry.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, testConfig, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { startWithClient, stopTestService, testConfig, type TestService } from "../support/service.ts";
 import { uniqueEmail } from "../support/users.ts";
 
 type Received = { from: string; to: string[]; data: string };
@@ -30,8 +30,7 @@ beforeAll(async () => {
   smtp.listen(0, "127.0.0.1");
   await once(smtp.server, "listening");
   const port = (smtp.server.address() as AddressInfo).port;
-  service = await startTestService(await testConfig({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: "Analytics <login@example.test>" }));
-  http = client(service.baseUrl);
+  ({ service, http } = await startWithClient(await testConfig({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: "Analytics <login@example.test>" })));
 });
 
 afterAll(async () => {

@@ -7,7 +7,8 @@ import { client } from "../support/http.ts";
 import { NatsServer } from "../support/nats-server.ts";
 import { PostgresServer } from "../support/postgres-server.ts";
 import { cleanUp, waitUntil } from "../support/processes.ts";
-import { dropStreams, startTestService, testConfig, type TestService } from "../support/service.ts";
+import { startTestService, testConfig, type TestService } from "../support/service.ts";
+import { dropStreams } from "../support/streams.ts";
 import { signIn } from "../support/users.ts";
 
 /**
@@ -30,7 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cleanUp([
-    () => services[0] && dropStreams(services[0]).catch(() => undefined),
+    () => services[0] && dropStreams(services[0].log).catch(() => undefined),
     ...services.map((service) => () => service.close()),
     () => nats?.dispose(),
     () => postgres?.dispose(),
@@ -47,8 +48,9 @@ it("stores every event acknowledged while the projector was down, once, across N
   const config = await testConfig({ DATABASE_URL: postgres.url("durability"), NATS_URL: nats.url });
   const setup = await startTestService(config);
   services.push(setup);
-  const owner = await signIn(client(setup.baseUrl), setup.outbox);
-  const { app, clientKey } = await projectWithApp(client(setup.baseUrl), owner.token, owner.teamId, { platform: "web", bundle_id: "example.com" });
+  const setupHttp = client(setup.baseUrl);
+  const owner = await signIn(setupHttp, setup.outbox);
+  const { app, clientKey } = await projectWithApp(setupHttp, owner.token, owner.teamId, { platform: "web", bundle_id: "example.com" });
   await setup.close();
 
   // The API alone: facts are acknowledged by JetStream, nothing projects them yet.

@@ -1,32 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "slonik";
-import { client, type Client } from "../support/http.ts";
-import { outboxMessages, startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { invitationToken as mailedToken } from "../support/outbox.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, uniqueEmail, type SignedIn } from "../support/users.ts";
 
 let service: TestService;
 let http: Client;
 let owner: SignedIn;
 
-/** Waits for the worker to mail the invitation and returns its token. */
-async function invitationToken(email: string, previous?: string): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const tokens = (await outboxMessages(service.outbox))
-      .filter((mail) => mail.to === email)
-      .map((mail) => /Invitation token: (\S+)/.exec(mail.text)?.[1])
-      .filter((token): token is string => token !== undefined && token !== previous);
-    if (tokens.length > 0) return tokens.at(-1)!;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no invitation mailed to ${email}`);
-}
+const invitationToken = (email: string, previous?: string) => mailedToken(service.outbox, email, previous);
 
 const invite = (teamId: string, body: object, token: string) => http.post(`/v1/teams/${teamId}/invitations`, body, { token });
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
 });
 afterAll(async () => stopTestService(service));
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, createProject, projectWithApp } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
+import type { Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
@@ -22,9 +22,7 @@ let tokens: Record<Caller, string | undefined>;
 let fixture: { projectId: string; appId: string; keyId: string };
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   teamId = owner.teamId;
   const admin = await joinTeam(http, service.outbox, { teamId, inviter: owner, role: "admin" });
   const member = await joinTeam(http, service.outbox, { teamId, inviter: owner, role: "member" });

@@ -1,11 +1,12 @@
 import { rm } from "node:fs/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FaultTraffic, projectorsCaughtUp } from "../support/fault-traffic.ts";
-import { client, type Client } from "../support/http.ts";
+import { expectOnlyOkOrUnavailable, FaultTraffic, projectorsCaughtUp, readyAgain, writeThroughOutage } from "../support/fault-traffic.ts";
+import type { Client } from "../support/http.ts";
 import { PostgresServer } from "../support/postgres-server.ts";
 import { cleanUp, waitUntil } from "../support/processes.ts";
-import { dropStreams, startTestService, testConfig, type TestService } from "../support/service.ts";
+import { startWithClient, testConfig, type TestService } from "../support/service.ts";
+import { dropStreams } from "../support/streams.ts";
 import { signIn } from "../support/users.ts";
 
 /**
@@ -33,14 +34,13 @@ async function connectAdmin(): Promise<pg.Client> {
 
 beforeAll(async () => {
   postgres = await PostgresServer.start();
-  service = await startTestService(await testConfig({ DATABASE_URL: postgres.url("fault_service") }));
-  http = client(service.baseUrl);
+  ({ service, http } = await startWithClient(await testConfig({ DATABASE_URL: postgres.url("fault_service") })));
 });
 
 afterAll(async () => {
   await cleanUp([
     () => Promise.all(connections.map((connection) => connection.end().catch(() => undefined))),
-    () => service && dropStreams(service).catch(() => undefined),
+    () => service && dropStreams(service.log).catch(() => undefined),
     () => service?.close(),
     () => postgres?.dispose(),
     () => service && rm(service.outbox, { recursive: true, force: true }),
@@ -51,24 +51,11 @@ describe("PostgreSQL restart", () => {
   it("answers writes 2xx or 503 through a Postgres crash, loses no acknowledged write and resumes projecting", async () => {
     const writers = await Promise.all(Array.from({ length: 8 }, () => signIn(http, service!.outbox)));
     const traffic = new FaultTraffic(service!, writers, REQUEST_BOUND_MS);
-    traffic.start();
-
-    await waitUntil("writes before the crash", () => traffic.acknowledgedSince(0) >= 40, 20_000, 10);
-    const crashedAt = Date.now();
-    await postgres.stop("immediate");
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
-    await postgres.restart();
-    const restartedAt = Date.now();
-    await waitUntil("writes after the restart", () => traffic.acknowledgedSince(restartedAt) >= 30, 40_000, 50);
-    await traffic.stop();
-
-    const unexpected = traffic.unexpected();
-    expect(unexpected, JSON.stringify(unexpected.slice(0, 5), null, 1)).toEqual([]);
-    expect(traffic.slowestMs()).toBeLessThan(REQUEST_BOUND_MS);
-    expect(traffic.outcomes.some((outcome) => outcome.startedAt < restartedAt && outcome.endedAt > crashedAt)).toBe(true);
+    const outage = await writeThroughOutage(traffic, () => postgres.stop("immediate"), () => postgres.restart(), OUTAGE_MS);
+    expectOnlyOkOrUnavailable(traffic, outage);
 
     // The same process serves reads and writes again.
-    await waitUntil("/readyz to answer 200 again", async () => (await http.get("/readyz")).status === 200, 20_000, 100);
+    await readyAgain(http);
     const writer = writers[0]!;
     const renamed = await http.patch("/v1/auth/me", { name: "after the crash" }, { token: writer.token });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
@@ -112,7 +99,7 @@ describe("PostgreSQL restart", () => {
     expect(unexpected, JSON.stringify(unexpected.slice(0, 3))).toEqual([]);
 
     // The pool must not keep the dead connections: reads and writes work again within seconds.
-    await waitUntil("/readyz to answer 200 again", async () => (await http.get("/readyz")).status === 200, 15_000, 100);
+    await readyAgain(http, 15_000);
     const me = await traffic.call("GET /v1/auth/me", "GET", "/v1/auth/me", undefined, user.token);
     expect(me.status, JSON.stringify(me.body)).toBe(200);
     const renamed = await traffic.call("PATCH /v1/auth/me", "PATCH", "/v1/auth/me", { name: "after the pool crash" }, user.token);

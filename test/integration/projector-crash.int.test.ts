@@ -5,12 +5,12 @@ import type { DatabasePool } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Config } from "../../apps/config.ts";
 import { openInfrastructure } from "../../apps/runtime.ts";
-import type { DomainEnvelope, DomainEvent } from "../../domain/events.ts";
+import type { DomainEvent } from "../../domain/events.ts";
 import { newId } from "../../domain/shared/ids.ts";
-import { append } from "../../streams/append.ts";
 import type { Log } from "../../streams/connection.ts";
 import { cleanUp, spawnTsx, waitUntil, type OwnedProcess } from "../support/processes.ts";
-import { dropDatabase, testConfig } from "../support/service.ts";
+import { dropDatabase, serviceEnv, testConfig } from "../support/service.ts";
+import { appendFacts, dropStreams, streamHead } from "../support/streams.ts";
 
 /**
  * The projector runs in a child process (apps/projector/main.ts) over a large backlog of DOMAIN
@@ -49,10 +49,7 @@ afterAll(async () => {
     () => admin?.end().catch(() => undefined),
     async () => {
       if (!log) return;
-      const { names } = log;
-      for (const name of [names.stream("DOMAIN"), names.stream("INGEST"), `KV_${names.bucket("reservations")}`, `KV_${names.bucket("auth_codes")}`]) {
-        await log.jsm.streams.delete(name).catch(() => undefined);
-      }
+      await dropStreams(log);
       await log.close();
     },
     () => pool?.end(),
@@ -64,23 +61,12 @@ afterAll(async () => {
 function startProjector(label: string): OwnedProcess {
   const url = new URL(config.databaseUrl);
   url.searchParams.set("application_name", label);
-  const child = spawnTsx("apps/projector/main.ts", {
-    NODE_ENV: "test",
-    DATABASE_URL: url.toString(),
-    NATS_URL: config.natsServers.join(","),
-    NAMESPACE: config.namespace,
-    MAIL_OUTBOX_DIR: config.mailOutboxDir,
-    LOG_LEVEL: "warn",
-  });
+  const child = spawnTsx("apps/projector/main.ts", { ...serviceEnv(config), DATABASE_URL: url.toString() });
   projectors.push(child);
   return child;
 }
 
-async function publish(subject: string, events: DomainEvent[], actorId: string | null): Promise<number> {
-  const envelope: DomainEnvelope = { id: newId(), at: new Date().toISOString(), actor: { type: "user", id: actorId }, events };
-  const ack = await append(log, subject, JSON.stringify(envelope), { msgId: envelope.id });
-  return ack.seq;
-}
+const publish = (subject: string, events: DomainEvent[], actorId: string | null) => appendFacts(log, subject, events, { type: "user", id: actorId });
 
 /** One user's history, appended in order: registered, default team with owner, then renames. */
 async function appendUser(index: number): Promise<void> {
@@ -126,10 +112,6 @@ async function appendPoison(data: string): Promise<void> {
   poisonSeqs.push({ seq: ack.seq, subject });
 }
 
-async function streamHead(): Promise<number> {
-  return (await log.jsm.streams.info(log.names.stream("DOMAIN"))).state.last_seq;
-}
-
 async function checkpoints(): Promise<Record<string, number>> {
   const { rows } = await admin.query<{ projection: string; last_seq: string }>(`
     select c.projection, c.last_seq from projection_checkpoints c
@@ -166,7 +148,7 @@ describe("projector crash", () => {
     await appendPoison("this is not an envelope {");
     await appendPoison(JSON.stringify({ id: newId(), at: new Date().toISOString(), actor: { type: "user", id: null }, events: [{ type: "NoSuchEvent", v: 1 }] }));
     await appendUsers(USERS / 2, USERS);
-    const head = await streamHead();
+    const head = await streamHead(log);
     const facts = USERS * (2 + RENAMES) + poisonSeqs.length;
     expect(head).toBe(facts);
     const totalAuditRows = expectedAuditRowsUpTo(head);

@@ -5,9 +5,9 @@ import { PALETTE } from "../../domain/projects/settings.ts";
 import { newId } from "../../domain/shared/ids.ts";
 import { append } from "../../streams/append.ts";
 import { createApp, createProject, projectWithApp, uniqueSlug } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
+import type { Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 let service: TestService;
@@ -15,9 +15,7 @@ let http: Client;
 let owner: SignedIn;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
 });
 afterAll(async () => stopTestService(service));
 

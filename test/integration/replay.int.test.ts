@@ -2,14 +2,15 @@ import { rm } from "node:fs/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../domain/shared/ids.ts";
-import type { DomainEnvelope, DomainEvent } from "../../domain/events.ts";
 import { projectionNamed } from "../../projections/registry.ts";
-import { append } from "../../streams/append.ts";
 import { replay } from "../../streams/replay.ts";
 import { createApp, createProject, projectWithApp } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
-import { cleanUp, spawnTsx, waitUntil } from "../support/processes.ts";
-import { outboxMessages, startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { invitationToken } from "../support/outbox.ts";
+import { cleanUp, waitUntil } from "../support/processes.ts";
+import { replayDeps, runReplayCli } from "../support/replay.ts";
+import { startWithClient, stopTestService, type TestService } from "../support/service.ts";
+import { appendFacts, streamHead } from "../support/streams.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
@@ -64,13 +65,9 @@ async function checkpointRows(): Promise<{ projection: string; generation: numbe
   return rows;
 }
 
-async function streamHead(): Promise<number> {
-  return (await service.log.jsm.streams.info(service.log.names.stream("DOMAIN"))).state.last_seq;
-}
-
 /** Both read models have applied everything on the stream. */
 async function settled(): Promise<void> {
-  const head = await streamHead();
+  const head = await streamHead(service.log);
   await waitUntil("the read models to reach the head of the stream", () => service.runners.length > 0 && checkpointsAt(head), 15_000);
 }
 
@@ -113,33 +110,19 @@ function keepReading(users: SignedIn[], agentKey: string) {
   };
 }
 
-/** The invitation token the worker mailed to `email`. */
-async function invitationToken(email: string): Promise<string> {
-  return waitUntil(`an invitation mailed to ${email}`, async () =>
-    (await outboxMessages(service.outbox))
-      .filter((mail) => mail.to === email)
-      .map((mail) => /Invitation token: (\S+)/.exec(mail.text)?.[1])
-      .find((token) => token !== undefined),
-  );
-}
-
 const BACKLOG_USERS = 1_100;
 
 /** Users registered and renamed by facts appended straight to the stream: two facts each. */
 async function appendBacklog(count: number): Promise<void> {
   let next = 0;
-  const publish = async (subject: string, event: DomainEvent) => {
-    const envelope: DomainEnvelope = { id: newId(), at: new Date().toISOString(), actor: { type: "system", id: null }, events: [event] };
-    await append(service.log, subject, JSON.stringify(envelope), { msgId: envelope.id });
-  };
   await Promise.all(
     Array.from({ length: 100 }, async () => {
       while (next < count) {
         const index = next++;
         const userId = newId();
         const subject = service.log.names.aggregateSubject("user", userId);
-        await publish(subject, { type: "UserRegistered", v: 1, user_id: userId, email: `backlog-${index}-${userId}@example.test`, name: `b${index}` });
-        await publish(subject, { type: "UserRenamed", v: 1, user_id: userId, name: `b${index} renamed`, previous_name: `b${index}`, team_ids: [] });
+        await appendFacts(service.log, subject, [{ type: "UserRegistered", v: 1, user_id: userId, email: `backlog-${index}-${userId}@example.test`, name: `b${index}` }]);
+        await appendFacts(service.log, subject, [{ type: "UserRenamed", v: 1, user_id: userId, name: `b${index} renamed`, previous_name: `b${index}`, team_ids: [] }]);
       }
     }),
   );
@@ -174,16 +157,11 @@ async function populateCatalog(user: SignedIn): Promise<void> {
   expect((await http.patch(`${funnels}/onboarding`, { description: "first run" }, { token })).status).toBe(200);
 }
 
-function replayDeps() {
-  return { log: service.log, pool: service.pool, databaseUrl: service.databaseUrl, logger: service.logger };
-}
-
 let users: SignedIn[] = [];
 let agentKey: string;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
+  ({ service, http } = await startWithClient());
   admin = new pg.Client({ connectionString: service.databaseUrl });
   await admin.connect();
 });
@@ -218,7 +196,7 @@ describe("replay", () => {
     const [owner, member] = [users[1]!, users[2]!];
     const invited = await http.post(`/v1/teams/${owner.teamId}/invitations`, { email: member.email, role: "member" }, { token: owner.token });
     expect(invited.status).toBe(201);
-    const accepted = await http.post("/v1/invites/accept", { token: await invitationToken(member.email) }, { token: member.token });
+    const accepted = await http.post("/v1/invites/accept", { token: await invitationToken(service.outbox, member.email) }, { token: member.token });
     expect(accepted.status).toBe(200);
     expect((await http.patch(`/v1/teams/${owner.teamId}/members/${member.userId}`, { role: "admin" }, { token: owner.token })).status).toBe(200);
     expect((await http.post("/v1/auth/default-agent-key", { team_id: owner.teamId }, { token: member.token })).status).toBe(201);
@@ -233,24 +211,13 @@ describe("replay", () => {
     const before = await snapshot();
     for (const table of POPULATED) expect(before[table]?.length, table).toBeGreaterThan(0);
     expect(await generations()).toEqual({ directory: 1, audit: 1 });
-    const head = await streamHead();
+    const head = await streamHead(service.log);
 
     const reader = keepReading(users, agentKey);
     const started = Date.now();
     // The directory through the operator CLI in its own process, the audit log through replay().
-    const cli = spawnTsx(
-      "apps/cli/main.ts",
-      {
-        NODE_ENV: "test",
-        DATABASE_URL: service.databaseUrl,
-        NATS_URL: service.config.natsServers.join(","),
-        NAMESPACE: service.config.namespace,
-        MAIL_OUTBOX_DIR: service.outbox,
-        LOG_LEVEL: "warn",
-      },
-      ["replay", "directory"],
-    );
-    const [cliExit, auditGeneration] = await Promise.all([cli.exited, replay(replayDeps(), projectionNamed("audit"))]);
+    const cli = runReplayCli(service, "directory");
+    const [cliExit, auditGeneration] = await Promise.all([cli.exited, replay(replayDeps(service), projectionNamed("audit"))]);
     const replayMs = Date.now() - started;
     // Keep reading a little after the swaps, when the live projectors restart on the new generation.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -313,8 +280,8 @@ describe("replay", () => {
     await waitUntil("some writes before the replay", () => outcomes.length >= 8, 10_000, 10);
     const before = outcomes.length;
     const replayStarted = Date.now();
-    const generation = await replay(replayDeps(), projectionNamed("directory"));
-    const auditGeneration = await replay(replayDeps(), projectionNamed("audit"));
+    const generation = await replay(replayDeps(service), projectionNamed("directory"));
+    const auditGeneration = await replay(replayDeps(service), projectionNamed("audit"));
     const during = outcomes.length - before;
     const replayMs = Date.now() - replayStarted;
     await waitUntil("some writes after the swaps", () => outcomes.length >= 40 + 8, 20_000, 10).catch(() => undefined);
@@ -343,8 +310,8 @@ describe("replay", () => {
 
     // The generation that was swapped in under writes equals one rebuilt from scratch at rest.
     const live = await snapshot();
-    expect(await replay(replayDeps(), projectionNamed("directory"))).toBe(4);
-    expect(await replay(replayDeps(), projectionNamed("audit"))).toBe(4);
+    expect(await replay(replayDeps(service), projectionNamed("directory"))).toBe(4);
+    expect(await replay(replayDeps(service), projectionNamed("audit"))).toBe(4);
     const rebuilt = await snapshot();
     expect(Object.keys(rebuilt).sort()).toEqual(Object.keys(live).sort());
     for (const table of Object.keys(live)) expect(rebuilt[table], table).toEqual(live[table]);

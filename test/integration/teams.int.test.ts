@@ -1,18 +1,18 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../../domain/shared/roles.ts";
-import { client, type Client } from "../support/http.ts";
+import { uniqueSlug } from "../support/catalog.ts";
+import type { Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
-import { latestCode, startTestService, stopTestService, type TestService } from "../support/service.ts";
-import { signIn, uniqueEmail, type SignedIn } from "../support/users.ts";
+import { startWithClient, stopTestService, type TestService } from "../support/service.ts";
+import { requestCode, signIn, uniqueEmail, type SignedIn } from "../support/users.ts";
 
 let service: TestService;
 let http: Client;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
+  ({ service, http } = await startWithClient());
 });
 afterAll(async () => stopTestService(service));
 
@@ -20,11 +20,9 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const anError = { error: expect.any(String) };
 
-const uniqueSlug = (label = "team") => `${label}-${randomBytes(4).toString("hex")}`;
-
 /** A fresh team owned by `owner` (created through POST /v1/teams, so the owner has two teams). */
 async function createTeam(owner: SignedIn, name = "Team"): Promise<{ id: string; name: string; slug: string }> {
-  const created = await http.post("/v1/teams", { name, slug: uniqueSlug() }, { token: owner.token });
+  const created = await http.post("/v1/teams", { name, slug: uniqueSlug("team") }, { token: owner.token });
   expect(created.status).toBe(201);
   return created.body;
 }
@@ -40,8 +38,7 @@ async function teamWith(...roles: Role[]) {
 
 /** A new agent key of `user` in `teamId`, through agent-login. */
 async function agentKey(user: SignedIn, teamId: string): Promise<string> {
-  await http.post("/v1/auth/send-code", { email: user.email });
-  const code = await latestCode(service.outbox, user.email);
+  const code = await requestCode(http, service.outbox, user.email);
   const login = await http.post("/v1/auth/agent-login", { email: user.email, code, team_id: teamId });
   expect(login.status).toBe(201);
   return login.body.api_key;
@@ -412,14 +409,19 @@ describe("DELETE /v1/teams/:teamId/members/:userId", () => {
   const remove = (teamId: string, userId: string, token: string, query = "") =>
     http.delete(`/v1/teams/${teamId}/members/${userId}${query}`, { token });
 
+  /** `by` removes `user` from the team (200, no keys revoked) and the team is gone for `user`. */
+  async function expectRemoved(teamId: string, user: SignedIn, by: SignedIn): Promise<void> {
+    const removed = await remove(teamId, user.userId, by.token);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ removed: true, revoked_agent_keys: 0 });
+    expect((await http.get(`/v1/teams/${teamId}`, { token: user.token })).status).toBe(404);
+  }
+
   it("lets owners remove anyone, including another owner", async () => {
     const { team, owner, users } = await teamWith("owner", "admin", "member");
     const [otherOwner, admin, member] = users as [SignedIn, SignedIn, SignedIn];
     for (const user of [member, admin, otherOwner]) {
-      const removed = await remove(team.id, user.userId, owner.token);
-      expect(removed.status).toBe(200);
-      expect(removed.body).toEqual({ removed: true, revoked_agent_keys: 0 });
-      expect((await http.get(`/v1/teams/${team.id}`, { token: user.token })).status).toBe(404);
+      await expectRemoved(team.id, user, owner);
       expect((await http.get("/v1/auth/teams", { token: user.token })).body.teams.map((t: { id: string }) => t.id)).not.toContain(team.id);
     }
     expect(await rolesIn(team.id, owner.token)).toEqual({ [owner.userId]: "owner" });
@@ -465,12 +467,7 @@ describe("DELETE /v1/teams/:teamId/members/:userId", () => {
   it("lets anyone leave except the sole owner (400)", async () => {
     const { team, owner, users } = await teamWith("admin", "member", "owner");
     const [admin, member, secondOwner] = users as [SignedIn, SignedIn, SignedIn];
-    for (const user of [member, admin, secondOwner]) {
-      const left = await remove(team.id, user.userId, user.token);
-      expect(left.status).toBe(200);
-      expect(left.body).toEqual({ removed: true, revoked_agent_keys: 0 });
-      expect((await http.get(`/v1/teams/${team.id}`, { token: user.token })).status).toBe(404);
-    }
+    for (const user of [member, admin, secondOwner]) await expectRemoved(team.id, user, user);
     const refused = await remove(team.id, owner.userId, owner.token);
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual(anError);

@@ -1,7 +1,10 @@
 import type pg from "pg";
-import type { TestService } from "./service.ts";
-import { latestCode } from "./service.ts";
+import { expect } from "vitest";
+import type { Client } from "./http.ts";
+import { latestCode } from "./outbox.ts";
 import { waitUntil } from "./processes.ts";
+import type { TestService } from "./service.ts";
+import { streamHead } from "./streams.ts";
 import { uniqueEmail, type SignedIn } from "./users.ts";
 
 /**
@@ -31,7 +34,7 @@ export class FaultTraffic {
   constructor(
     private readonly service: TestService,
     private readonly writers: SignedIn[],
-    private readonly requestBoundMs: number,
+    readonly requestBoundMs: number,
   ) {
     for (const writer of writers) this.renames.set(writer.userId, []);
   }
@@ -158,7 +161,7 @@ export async function projectorsCaughtUp(service: TestService, admin: pg.Client,
   return waitUntil(
     "the projectors to reach the head of the DOMAIN stream",
     async () => {
-      const head = (await service.log.jsm.streams.info(service.log.names.stream("DOMAIN"))).state.last_seq;
+      const head = await streamHead(service.log);
       const { rows } = await admin.query<{ last_seq: string }>(`
         select c.last_seq from projection_checkpoints c
           join projection_generations g on g.projection = c.projection and g.active_generation = c.generation
@@ -168,4 +171,37 @@ export async function projectorsCaughtUp(service: TestService, admin: pg.Client,
     timeoutMs,
     100,
   );
+}
+
+/** Polls /readyz until it answers 200 again after an outage. */
+export async function readyAgain(http: Client, timeoutMs = 20_000): Promise<void> {
+  await waitUntil("/readyz to answer 200 again", async () => (await http.get("/readyz")).status === 200, timeoutMs, 100);
+}
+
+export type Outage = { downAt: number; restartedAt: number };
+
+/**
+ * Runs `traffic` through an outage: once 40 writes were acknowledged, `takeDown` stops the
+ * dependency; after `outageMs` `bringBack` restarts it, and writing goes on until 30 writes started
+ * after the restart were acknowledged. Stops the traffic and returns when the outage began and ended.
+ */
+export async function writeThroughOutage(traffic: FaultTraffic, takeDown: () => Promise<void>, bringBack: () => Promise<void>, outageMs: number): Promise<Outage> {
+  traffic.start();
+  await waitUntil("writes before the crash", () => traffic.acknowledgedSince(0) >= 40, 20_000, 10);
+  const downAt = Date.now();
+  await takeDown();
+  await new Promise((resolve) => setTimeout(resolve, outageMs));
+  await bringBack();
+  const restartedAt = Date.now();
+  await waitUntil("writes after the restart", () => traffic.acknowledgedSince(restartedAt) >= 30, 40_000, 50);
+  await traffic.stop();
+  return { downAt, restartedAt };
+}
+
+/** Every request ended within the bound in a 2xx or a 503 {error} (never a 500, never hung), and some were in flight during the outage. */
+export function expectOnlyOkOrUnavailable(traffic: FaultTraffic, outage: Outage): void {
+  const unexpected = traffic.unexpected();
+  expect(unexpected, JSON.stringify(unexpected.slice(0, 5), null, 1)).toEqual([]);
+  expect(traffic.slowestMs()).toBeLessThan(traffic.requestBoundMs);
+  expect(traffic.outcomes.some((outcome) => outcome.startedAt < outage.restartedAt && outcome.endedAt > outage.downAt)).toBe(true);
 }

@@ -1,20 +1,7 @@
 import type { Role } from "../../domain/shared/roles.ts";
 import type { Client } from "./http.ts";
-import { outboxMessages } from "./service.ts";
+import { invitationToken } from "./outbox.ts";
 import { signIn, type SignedIn } from "./users.ts";
-
-/** Waits for the worker to mail an invitation to `email` and returns its token. */
-export async function invitationToken(outbox: string, email: string, previous?: string): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const tokens = (await outboxMessages(outbox))
-      .filter((mail) => mail.to === email.toLowerCase())
-      .map((mail) => /Invitation token: (\S+)/.exec(mail.text)?.[1])
-      .filter((token): token is string => token !== undefined && token !== previous);
-    if (tokens.length > 0) return tokens.at(-1)!;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no invitation mailed to ${email}`);
-}
 
 /**
  * Signs a new user in and puts them into `teamId` with `role` the way people join: `inviter`

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { own, waitUntil, type OwnedProcess } from "./processes.ts";
+import { own, readyBeforeExit, waitUntil, type OwnedProcess } from "./processes.ts";
 
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? "/usr/sbin/nats-server";
 
@@ -82,9 +82,6 @@ export class NatsServer {
       `fault_${this.#starts}`,
     ]);
     this.#process = child;
-    const failed = child.exited.then(({ code, signal }) => {
-      throw new Error(`nats-server exited (${code ?? signal}) before it was ready:\n${child.output()}`);
-    });
     // The ports file is written once the client listener is up, after JetStream recovered its streams.
     const ready = waitUntil(
       "the nats-server ports file",
@@ -98,7 +95,6 @@ export class NatsServer {
       15_000,
       25,
     );
-    failed.catch(() => undefined);
-    this.#port = await Promise.race([ready, failed]);
+    this.#port = await readyBeforeExit(child, "nats-server", ready);
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import { freePort, own, waitUntil, type OwnedProcess } from "./processes.ts";
+import { freePort, own, readyBeforeExit, waitUntil, type OwnedProcess } from "./processes.ts";
 
 const run = promisify(execFile);
 export const POSTGRES_BIN_DIR = process.env.POSTGRES_BIN_DIR ?? "/usr/lib/postgresql/15/bin";
@@ -78,12 +78,9 @@ export class PostgresServer {
       { uid: this.uid, gid: this.gid, cwd: this.dir },
     );
     this.#process = child;
-    const failed = child.exited.then(({ code, signal }) => {
-      throw new Error(`postgres exited (${code ?? signal}) before it was ready:\n${child.output()}`);
-    });
-    failed.catch(() => undefined);
-    await Promise.race([
-      failed,
+    await readyBeforeExit(
+      child,
+      "postgres",
       waitUntil(
         "postgres to accept connections",
         async () => {
@@ -100,6 +97,6 @@ export class PostgresServer {
         30_000,
         100,
       ),
-    ]);
+    );
   }
 }

@@ -78,6 +78,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Resolves with `ready`, or rejects with the child's output if `child` exits before `ready` settled. */
+export async function readyBeforeExit<T>(child: OwnedProcess, name: string, ready: Promise<T>): Promise<T> {
+  const failed = child.exited.then(({ code, signal }) => {
+    throw new Error(`${name} exited (${code ?? signal}) before it was ready:\n${child.output()}`);
+  });
+  failed.catch(() => undefined);
+  return Promise.race([ready, failed]);
+}
+
 /** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
 export async function waitUntil<T>(
   what: string,

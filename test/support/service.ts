@@ -1,11 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import pino from "pino";
 import { loadConfig, type Config } from "../../apps/config.ts";
 import { startService, type Part, type Service } from "../../apps/runtime.ts";
+import { client, type Client } from "./http.ts";
+import { dropStreams } from "./streams.ts";
+import { signIn, type SignedIn } from "./users.ts";
 
 export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const TEST_NATS_URL = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -18,8 +21,8 @@ export type TestService = Service & {
 };
 
 /** A database URL of its own for one test file: parallel files never share rows. */
-export function isolatedDatabaseUrl(prefix = "t"): string {
-  const url = new URL(ADMIN_DATABASE_URL);
+export function isolatedDatabaseUrl(prefix = "t", adminUrl = ADMIN_DATABASE_URL): string {
+  const url = new URL(adminUrl);
   url.pathname = `/${prefix}_${randomBytes(6).toString("hex")}`;
   return url.toString();
 }
@@ -39,6 +42,18 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
   });
 }
 
+/** The environment that points one of the service's entry points, run as a child process, at `config`'s database, NATS and namespace. */
+export function serviceEnv(config: Config): Record<string, string> {
+  return {
+    NODE_ENV: "test",
+    DATABASE_URL: config.databaseUrl,
+    NATS_URL: config.natsServers.join(","),
+    NAMESPACE: config.namespace,
+    MAIL_OUTBOX_DIR: config.mailOutboxDir,
+    LOG_LEVEL: "warn",
+  };
+}
+
 /** Starts api + projector + worker against the local NATS and Postgres with isolated names. */
 export async function startTestService(config?: Config, parts: Part[] = ["api", "projector", "worker"]): Promise<TestService> {
   const resolved = config ?? (await testConfig());
@@ -46,10 +61,22 @@ export async function startTestService(config?: Config, parts: Part[] = ["api", 
   return { ...service, baseUrl: service.url ?? "", outbox: resolved.mailOutboxDir, databaseUrl: resolved.databaseUrl };
 }
 
+/** A started test service (every part) and an HTTP client for it. */
+export async function startWithClient(config?: Config): Promise<{ service: TestService; http: Client }> {
+  const service = await startTestService(config);
+  return { service, http: client(service.baseUrl) };
+}
+
+/** A started test service, an HTTP client for it and `owner`, a signed-in user with their default team. */
+export async function startWithOwner(config?: Config): Promise<{ service: TestService; http: Client; owner: SignedIn }> {
+  const { service, http } = await startWithClient(config);
+  return { service, http, owner: await signIn(http, service.outbox) };
+}
+
 /** Drops the test's database after the service closed. */
-export async function dropDatabase(databaseUrl: string): Promise<void> {
+export async function dropDatabase(databaseUrl: string, adminUrl = ADMIN_DATABASE_URL): Promise<void> {
   const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
@@ -58,31 +85,8 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
-/** Deletes the namespace's streams and buckets from the shared NATS server. */
-export async function dropStreams(service: Service): Promise<void> {
-  const { jsm, names } = service.log;
-  for (const name of [names.stream("DOMAIN"), names.stream("INGEST"), `KV_${names.bucket("reservations")}`, `KV_${names.bucket("auth_codes")}`]) {
-    await jsm.streams.delete(name).catch(() => undefined);
-  }
-}
-
 export async function stopTestService(service: TestService): Promise<void> {
-  await dropStreams(service).catch(() => undefined);
+  await dropStreams(service.log).catch(() => undefined);
   await service.close();
   await dropDatabase(service.databaseUrl).catch(() => undefined);
-}
-
-type Mail = { to: string; subject: string; text: string };
-
-export async function outboxMessages(outbox: string): Promise<Mail[]> {
-  const files = (await readdir(outbox).catch(() => [])).filter((name) => name.endsWith(".json")).sort();
-  return Promise.all(files.map(async (name) => JSON.parse(await readFile(join(outbox, name), "utf8")) as Mail));
-}
-
-/** The newest sign-in code mailed to `email`. */
-export async function latestCode(outbox: string, email: string): Promise<string> {
-  const mails = (await outboxMessages(outbox)).filter((mail) => mail.to === email.toLowerCase() && /sign-in code/i.test(mail.subject));
-  const code = /\b(\d{6})\b/.exec(mails.at(-1)?.text ?? "")?.[1];
-  if (!code) throw new Error(`no code mailed to ${email}`);
-  return code;
 }
