@@ -1,7 +1,7 @@
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
 import { z } from "zod";
 import { generationSchema } from "../projections/_runtime/projection.ts";
-import { preparePartitions } from "../projections/derived-events/partitions.ts";
+import { preparePartitions } from "../projections/_runtime/partitions.ts";
 import { monthOf } from "../projections/derived-events/plan.ts";
 import { insertFunnelEvents } from "../projections/funnel-events/write.ts";
 import { insertMetricEvents } from "../projections/metric-events/write.ts";

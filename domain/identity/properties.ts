@@ -1,5 +1,5 @@
 import { invalid } from "../shared/errors.ts";
-import { isStorableText } from "./text.ts";
+import { isStorableText } from "../shared/text.ts";
 
 /** SPEC Limits: user properties. */
 export const MAX_PROPERTY_KEY_CHARS = 50;

@@ -1,4 +1,5 @@
 import { timeOrderedId } from "../shared/ids.ts";
+import { isStorableText } from "../shared/text.ts";
 import type { IngestedEvent, IngestMode } from "./events.ts";
 import {
   LEVELS,
@@ -221,11 +222,6 @@ function attributesOf(value: unknown): Record<string, string> {
   return attributes;
 }
 
-// Any candidate at all; the exact test below runs only for the rare string that has one.
-const SUSPECT = /[\0\ud800-\udfff]/;
-// NUL, a high surrogate not followed by a low one, a low surrogate not preceded by a high one.
-const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 /**
  * Postgres cannot store NUL in text or jsonb, nor an unpaired UTF-16 surrogate (not valid
  * Unicode): such an event would fail the projector's statement and park its whole fact, losing
@@ -233,7 +229,7 @@ const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
  * stripping would silently store something other than what was sent.
  */
 function assertStorable(value: string, field: string): void {
-  if (SUSPECT.test(value) && UNSTORABLE.test(value)) throw new Rejected(`${field} must not contain NUL characters or unpaired UTF-16 surrogates`);
+  if (!isStorableText(value)) throw new Rejected(`${field} must not contain NUL characters or unpaired UTF-16 surrogates`);
 }
 
 /** Cuts to `max` characters (code points), never splitting a surrogate pair. */

@@ -1,6 +1,6 @@
 import type { EventsIngested } from "../../domain/ingest/events.ts";
 import { isAnonymousId } from "../../domain/identity/events.ts";
-import { isStorableText } from "../../domain/identity/text.ts";
+import { isStorableText } from "../../domain/shared/text.ts";
 import { derivedId } from "../../domain/shared/ids.ts";
 
 /** A value and the event time it was reported at; the later time wins, a tie goes to the later event. */

@@ -2,7 +2,7 @@ import { sql, type DatabaseTransactionConnection } from "slonik";
 import type { EventsIngested } from "../../domain/ingest/events.ts";
 import { isAnonymousId, type IdentityFact } from "../../domain/identity/events.ts";
 import { decodeIngestFact } from "../../domain/identity/ingest-fact.ts";
-import { isStorableText } from "../../domain/identity/text.ts";
+import { isStorableText } from "../../domain/shared/text.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { ActivityFold } from "./activity.ts";
 import { applyClaim } from "./claim.ts";

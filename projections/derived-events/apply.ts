@@ -1,7 +1,7 @@
 import type { DatabaseTransactionConnection } from "slonik";
 import type { Fact } from "../_runtime/projection.ts";
-import { reassignUser } from "../app-users/reassign.ts";
-import { preparePartitions, type PartitionedTables } from "./partitions.ts";
+import { reassignUser } from "../_runtime/reassign.ts";
+import { preparePartitions, type PartitionedTables } from "../_runtime/partitions.ts";
 import { planDerived, type Derive, type DerivedRow, type ImportKey } from "./plan.ts";
 
 /** Rows per statement: a round trip is amortized, the JSON parameter stays a few MB. */

@@ -91,3 +91,10 @@ export const appsOfProject = (db: CommonQueryMethods, projectId: string) =>
 export const activeApp = (db: CommonQueryMethods, appId: string) =>
   db.maybeOne(sql.type(appRow)`
     select ${appColumns} from apps a join api_keys k on k.id = a.client_key_id where a.id = ${appId} and a.deleted_at is null`);
+
+/**
+ * Every app of the project, deleted ones included: a claim reassigns the anonymous id's rows in
+ * all of them, and the ids travel in the claim fact.
+ */
+export const projectAppIds = (db: CommonQueryMethods, projectId: string) =>
+  db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from apps where project_id = ${projectId} order by id`);

@@ -2,10 +2,11 @@ import { sql, type DatabaseTransactionConnection } from "slonik";
 import { decodeIngestFact } from "../../domain/identity/ingest-fact.ts";
 import type { EventsIngested, IngestMode } from "../../domain/ingest/events.ts";
 import type { Projection } from "../_runtime/projection.ts";
-import { reassignUser } from "../app-users/reassign.ts";
+import { preparePartitions } from "../_runtime/partitions.ts";
+import { reassignUser } from "../_runtime/reassign.ts";
 import { planImport } from "./import-plan.ts";
 import { insertChunk } from "./insert.ts";
-import { partitionNeeds, preparePartitions } from "./partitions.ts";
+import { EVENT_TABLES, partitionNeeds } from "./partitions.ts";
 import { planChunks } from "./plan.ts";
 import { replaceEvents } from "./replace.ts";
 
@@ -62,7 +63,7 @@ async function writeSlice(tx: DatabaseTransactionConnection, facts: EventsIngest
   const chunks = planChunks(facts, ROWS_PER_STATEMENT);
   if (chunks.length === 0) return;
   await commitWithoutFlush(tx);
-  await preparePartitions(tx, partitionNeeds(chunks.flatMap((chunk) => chunk.parts)));
+  await preparePartitions(tx, EVENT_TABLES, partitionNeeds(chunks.flatMap((chunk) => chunk.parts)));
   for (const chunk of chunks) await insertChunk(tx, chunk);
 }
 
@@ -71,7 +72,7 @@ async function importSlice(tx: DatabaseTransactionConnection, facts: EventsInges
   const parts = planImport(facts);
   if (parts.length === 0) return;
   await commitWithoutFlush(tx);
-  await preparePartitions(tx, partitionNeeds(parts));
+  await preparePartitions(tx, EVENT_TABLES, partitionNeeds(parts));
   await replaceEvents(tx, parts);
 }
 

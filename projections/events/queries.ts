@@ -149,3 +149,13 @@ export function eventById(db: CommonQueryMethods, viewer: Viewer, id: string, ti
        and e."timestamp" = coalesce((select r."timestamp" from event_retimed r where r.id = ${id}::uuid), ${timestamp}::timestamptz)
        and e.id = ${id}::uuid`);
 }
+
+/**
+ * How many events of these apps carry `userId` (through the (app_id, user_id, timestamp) index):
+ * what a claim of that id reassigns.
+ */
+export const countUserEvents = async (db: CommonQueryMethods, appIds: readonly string[], userId: string) =>
+  appIds.length === 0
+    ? 0
+    : db.oneFirst(sql.type(z.object({ count: z.number() }))`
+        select count(*)::bigint as count from events where app_id = any(${sql.array(appIds, "uuid")}) and user_id = ${userId}`);

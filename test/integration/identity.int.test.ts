@@ -3,13 +3,13 @@ import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { claimedUserOf, reattributeClaimed } from "../../projections/app-users/claim-lookup.ts";
-import { reassignUser } from "../../projections/app-users/reassign.ts";
+import { reassignUser } from "../../projections/_runtime/reassign.ts";
 import { appUser, identity, ingestSettled, mobileProject, type AppWithKey } from "../support/app-users.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, ingest } from "../support/events.ts";
 import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
-import { signIn, type SignedIn } from "../support/users.ts";
+import { startTestService, startWithOwner, stopTestService, type TestService } from "../support/service.ts";
+import type { SignedIn } from "../support/users.ts";
 
 /**
  * POST /v1/identity/claim and /properties through HTTP against real NATS and Postgres: every
@@ -32,9 +32,7 @@ const anonymousId = () => `svc_anon_${randomBytes(8).toString("hex")}`;
 const knownId = (label = "user") => `${label}-${randomBytes(4).toString("hex")}`;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   const apps = await mobileProject(http, owner.token, owner.teamId, { ios: "com.example.identity", android: "com.example.identity.droid" });
   projectId = apps.projectId;
   apple = { ...apps.apple, environment: "ios" };

@@ -7,7 +7,7 @@ import { append } from "../../../streams/append.ts";
 import { ConcurrencyError } from "../../../streams/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import type { IdentityCaller } from "./caller.ts";
-import { withSubjectLock } from "./subject-lock.ts";
+import { oneAtATime } from "../one-at-a-time.ts";
 
 /** Attempts before a contended identity write answers 503: each lost race costs one projector round trip. */
 const ATTEMPTS = 12;
@@ -37,7 +37,7 @@ export async function decideOnSubject<L extends { subject: string }, T>(
 ): Promise<T> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     const located = await locate();
-    const outcome = await withSubjectLock(deps, located.subject, async () => decide(located, await identityVersion(deps.pool, located.subject)));
+    const outcome = await oneAtATime(deps, located.subject, async () => decide(located, await identityVersion(deps.pool, located.subject)));
     if (outcome !== null) return outcome;
   }
   throw unavailable("too much contention on this user; retry");

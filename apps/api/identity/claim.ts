@@ -1,7 +1,8 @@
 import type { UserClaimed } from "../../../domain/identity/events.ts";
 import { conflict } from "../../../domain/shared/errors.ts";
 import { rememberClaim } from "../../../projections/app-users/claim-lookup.ts";
-import { countUserEvents, projectAppIds } from "../../../projections/app-users/claim-queries.ts";
+import { projectAppIds } from "../../../projections/directory/catalog-queries.ts";
+import { countUserEvents } from "../../../projections/events/queries.ts";
 import { claimerOf } from "../../../projections/app-users/records.ts";
 import { PROJECTIONS } from "../../../projections/registry.ts";
 import type { ApiDeps } from "../deps.ts";

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { notFound } from "../../../domain/shared/errors.ts";
 import { listUsers } from "../../../projections/app-users/queries.ts";
-import { activeApp } from "../../../projections/directory/catalog-queries.ts";
-import { authorize } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
+import { accessibleApp } from "../resource-access.ts";
 import { READ, userReaderOf, userScopeOf } from "../users/access.ts";
 import { readUserListQuery, usersPage } from "../users/filters.ts";
 import { parse, uuid } from "../validation.ts";
@@ -16,9 +14,7 @@ export function appUserRoutes(deps: ApiDeps) {
       const caller = await userReaderOf(deps, request);
       const { id } = parse(z.object({ id: uuid }), request.params, "params");
       const { filter, cursor, limit } = readUserListQuery(request.query, false);
-      const target = await activeApp(deps.pool, id);
-      if (!target) throw notFound("app");
-      await authorize(deps, caller, target.team_id, READ, "app");
+      const target = await accessibleApp(deps, caller, id, READ);
       const rows = await listUsers(deps.pool, { projectIds: [target.project_id], appId: id }, filter, { cursor, limit });
       return usersPage(rows, limit, false);
     });

@@ -9,6 +9,7 @@ import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
 import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
+import { accessibleApp as appFor } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 
 const READ: Rule = { permission: "apps:read", role: "member" };
@@ -27,12 +28,7 @@ const idParams = z.object({ id: uuid });
 
 /** /v1/apps: apps of the caller's teams; each app is created with its client key in one fact. */
 export function appRoutes(deps: ApiDeps) {
-  async function accessibleApp(caller: Principal, appId: string, rule: Rule) {
-    const app = await activeApp(deps.pool, appId);
-    if (!app) throw notFound("app");
-    await authorize(deps, caller, app.team_id, rule, "app");
-    return app;
-  }
+  const accessibleApp = (caller: Principal, appId: string, rule: Rule) => appFor(deps, caller, appId, rule);
 
   async function presentApp(appId: string) {
     const app = await activeApp(deps.pool, appId);

@@ -10,7 +10,7 @@ import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
 import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
-import { accessibleProject } from "../project-access.ts";
+import { accessibleProject } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 
 export const definitionSlug = z.string().min(1).max(60).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$");

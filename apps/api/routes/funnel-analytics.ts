@@ -9,7 +9,7 @@ import { funnelAnalytics, funnelCompletions } from "../../../projections/funnel-
 import { checkKeyRule, visibleTeams } from "../auth/access.ts";
 import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { accessibleProject } from "../project-access.ts";
+import { accessibleProject } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 import { definitionParams, environmentFilter, projectScope, requestedWindow, scopeFields, textFilter, windowFields } from "../analytics/params.ts";
 import { projectsWithApps } from "../analytics/projects.ts";

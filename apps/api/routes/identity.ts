@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ATTRIBUTION_SOURCES, attributionPatch, DEV_MOCKS, mockResult, PENDING_RETRY_SECONDS } from "../../../domain/identity/attribution.ts";
 import { ANONYMOUS_PREFIX } from "../../../domain/identity/events.ts";
 import { readPropertyPatch } from "../../../domain/identity/properties.ts";
-import { isStorableText } from "../../../domain/identity/text.ts";
+import { isStorableText } from "../../../domain/shared/text.ts";
 import { MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
 import { invalid } from "../../../domain/shared/errors.ts";
 import type { ApiDeps } from "../deps.ts";

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { normalizeBatch, readImportRequest } from "../../../domain/ingest/batch.ts";
 import { MAX_IMPORT_BODY_BYTES, MAX_IMPORT_EVENTS } from "../../../domain/ingest/rules.ts";
 import type { ApiDeps } from "../deps.ts";
-import { withSubjectLock } from "../identity/subject-lock.ts";
+import { oneAtATime } from "../one-at-a-time.ts";
 import { appendBatch } from "../ingest/append.ts";
 import { acceptIngestBodies } from "../ingest/body.ts";
 import { ingestCallerOf } from "../ingest/caller.ts";
@@ -33,7 +33,7 @@ export function importRoutes(deps: ApiDeps) {
         const outcome =
           batch.events.length === 0
             ? { accepted: 0, updated: 0 }
-            : await withSubjectLock(deps, `import:${subject}`, async () => {
+            : await oneAtATime(deps, `import:${subject}`, async () => {
                 const counts = await classifyImport(deps, subject, caller.app.id, batch.events);
                 // The importer's location says nothing about the users whose events it sends.
                 await appendBatch(deps, caller, batch.events, { mode: "import", receivedAt: new Date(now).toISOString(), countryCode: null });

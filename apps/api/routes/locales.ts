@@ -4,7 +4,7 @@ import { notFound } from "../../../domain/shared/errors.ts";
 import { localeDemand, supportedLanguages } from "../../../projections/app-users/locale-queries.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
 import type { ApiDeps } from "../deps.ts";
-import { accessibleProject } from "../project-access.ts";
+import { accessibleProject } from "../resource-access.ts";
 import { READ, userReaderOf, userScopeOf } from "../users/access.ts";
 import { dataModeSchema } from "../users/filters.ts";
 import { parse, uuid } from "../validation.ts";

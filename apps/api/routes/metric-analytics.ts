@@ -12,7 +12,7 @@ import { checkKeyRule } from "../auth/access.ts";
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { limitSchema, parseInstant } from "../listing.ts";
-import { accessibleProject } from "../project-access.ts";
+import { accessibleProject } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
 import { definitionParams, environmentFilter, projectScope, requestedWindow, servedSince, textFilter, windowFields } from "../analytics/params.ts";

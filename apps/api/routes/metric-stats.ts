@@ -9,7 +9,7 @@ import { outcomesBySlug, type OutcomeCounts } from "../../../projections/metric-
 import { checkKeyRule, visibleTeams } from "../auth/access.ts";
 import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { accessibleProject } from "../project-access.ts";
+import { accessibleProject } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 import { projectScope, requestedWindow, scopeFields, windowFields } from "../analytics/params.ts";
 import { projectsWithApps } from "../analytics/projects.ts";

@@ -16,7 +16,7 @@ import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
 import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
-import { accessibleProject as projectFor } from "../project-access.ts";
+import { accessibleProject as projectFor } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 
 const READ: Rule = { permission: "projects:read", role: "member" };

@@ -7,7 +7,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Dedup days are kept one day past the window, a margin for API clocks that differ. */
 const DEDUP_RETENTION_MS = DEDUP_WINDOW_MS + DAY_MS;
 
-/** What a batch is about to write, as planDerived collects it. */
+/** What a batch is about to write. */
 export type PartitionNeeds = {
   /** Months (`YYYY-MM`) of the timestamps of rows about to be written. */
   months: ReadonlySet<string>;
@@ -16,7 +16,7 @@ export type PartitionNeeds = {
   maxReceivedMs: number;
 };
 
-/** The tables of a derived read model: `monthly` when it is partitioned by month of the timestamp. */
+/** The partitioned tables of an event read model: `monthly` when it is partitioned by month of the timestamp. */
 export type PartitionedTables = { monthly?: string; dedup: string };
 
 function nextMonth(month: string): string {

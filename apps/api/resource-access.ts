@@ -1,5 +1,5 @@
 import { notFound } from "../../domain/shared/errors.ts";
-import { activeProject } from "../../projections/directory/catalog-queries.ts";
+import { activeApp, activeProject } from "../../projections/directory/catalog-queries.ts";
 import { authorize, type Rule } from "./auth/access.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ApiDeps } from "./deps.ts";
@@ -10,4 +10,12 @@ export async function accessibleProject(deps: ApiDeps, caller: Principal, projec
   if (!project) throw notFound("project");
   await authorize(deps, caller, project.team_id, rule, "project");
   return project;
+}
+
+/** The app when the caller may apply `rule` to it; 404 for missing and foreign apps alike. */
+export async function accessibleApp(deps: ApiDeps, caller: Principal, appId: string, rule: Rule) {
+  const app = await activeApp(deps.pool, appId);
+  if (!app) throw notFound("app");
+  await authorize(deps, caller, app.team_id, rule, "app");
+  return app;
 }
