@@ -6,8 +6,9 @@ import { replay } from "../../streams/replay.ts";
 import { appUser, identity, ingestSettled, mobileProject, type AppWithKey } from "../support/app-users.ts";
 import { createApp, projectWithApp } from "../support/catalog.ts";
 import { anEvent, ingest } from "../support/events.ts";
-import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { replayDeps } from "../support/replay.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
@@ -33,9 +34,7 @@ const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const uid = (label: string) => `${label}-${randomBytes(4).toString("hex")}`;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   ({ projectId, apple, android } = await mobileProject(http, owner.token, owner.teamId, { ios: "com.example.users", android: "com.example.droid" }));
   const server = await createApp(http, owner.token, projectId, { name: "Server", platform: "backend", bundle_id: null });
   backend = { app: server, clientKey: server.client_secret };
@@ -301,7 +300,7 @@ describe("replay", () => {
       const before = await snapshot();
       expect(before.app_users!.length).toBeGreaterThan(8);
       expect(before.app_user_claims!.length).toBeGreaterThanOrEqual(2);
-      const generation = await replay({ log: service.log, pool: service.pool, databaseUrl: service.databaseUrl, logger: service.logger }, projectionNamed("app_users"));
+      const generation = await replay(replayDeps(service), projectionNamed("app_users"));
       expect(generation).toBeGreaterThan(1);
       expect(await snapshot()).toEqual(before);
     } finally {

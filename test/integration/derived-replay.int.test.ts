@@ -5,10 +5,12 @@ import { projectionNamed } from "../../projections/registry.ts";
 import { replay } from "../../streams/replay.ts";
 import { appendImport, at, ingestAll, metricEvent, midnightDaysAgo, stepEvent } from "../support/analytics.ts";
 import { projectWithApp } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
-import { spawnTsx, waitUntil } from "../support/processes.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
-import { signIn, type SignedIn } from "../support/users.ts";
+import type { Client } from "../support/http.ts";
+import { waitUntil } from "../support/processes.ts";
+import { replayDeps, runReplayCli } from "../support/replay.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
+import { streamHead } from "../support/streams.ts";
+import type { SignedIn } from "../support/users.ts";
 
 /**
  * `replay metric_events` (operator CLI) and replay() of funnel_events rebuild their read models
@@ -34,7 +36,7 @@ async function snapshot(): Promise<Record<string, string[]>> {
 }
 
 async function caughtUp(): Promise<void> {
-  const head = (await service.log.jsm.streams.info(service.log.names.stream("INGEST"))).state.last_seq;
+  const head = await streamHead(service.log, "INGEST");
   await waitUntil("the derived read models to reach the head of INGEST", async () => {
     const { rows } = await admin.query<{ last_seq: string }>(`
       select c.last_seq from projection_checkpoints c
@@ -45,11 +47,9 @@ async function caughtUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
+  ({ service, http, owner } = await startWithOwner());
   admin = new pg.Client({ connectionString: service.databaseUrl });
   await admin.connect();
-  owner = await signIn(http, service.outbox);
 });
 afterAll(async () => {
   await admin.end();
@@ -91,19 +91,8 @@ describe("replaying the metric and funnel event read models", () => {
     expect(live.funnel_events!.some((row) => row.includes(anonymous))).toBe(false);
     expect(live.funnel_events!.filter((row) => row.includes('"user_id": "user-1"')).length).toBeGreaterThan(7);
 
-    const cli = spawnTsx(
-      "apps/cli/main.ts",
-      {
-        NODE_ENV: "test",
-        DATABASE_URL: service.databaseUrl,
-        NATS_URL: service.config.natsServers.join(","),
-        NAMESPACE: service.config.namespace,
-        MAIL_OUTBOX_DIR: service.outbox,
-        LOG_LEVEL: "warn",
-      },
-      ["replay", "metric_events"],
-    );
-    const deps = { log: service.log, pool: service.pool, databaseUrl: service.databaseUrl, logger: service.logger };
+    const cli = runReplayCli(service, "metric_events");
+    const deps = replayDeps(service);
     const [exit, funnelGeneration] = await Promise.all([cli.exited, replay(deps, projectionNamed("funnel_events"))]);
     expect(exit, cli.output()).toEqual({ code: 0, signal: null });
     expect(funnelGeneration).toBe(2);

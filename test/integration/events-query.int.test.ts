@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timeOrderedId } from "../../domain/shared/ids.ts";
 import { createApp, projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen, ingest } from "../support/events.ts";
-import { client, type Client } from "../support/http.ts";
+import type { Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
@@ -55,9 +55,7 @@ const toIngest = (row: Seeded) =>
   });
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   outsider = await signIn(http, service.outbox);
   const one = await projectWithApp(http, owner.token, owner.teamId, { platform: "apple", bundle_id: "com.example.query" });
   projectOne = one.project;

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectWithApp } from "../support/catalog.ts";
 import { at, DAY, getWhen, ingestAll, midnightDaysAgo, stepEvent } from "../support/analytics.ts";
 import { referenceFunnel, type StepTouch } from "../support/funnel-reference.ts";
-import { client, type Client } from "../support/http.ts";
+import type { Client } from "../support/http.ts";
 import { seededRandom } from "../support/seeded-random.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
@@ -88,9 +88,7 @@ const analytics = async (params = "", slug = "purchase") => {
 const users = (result: any) => result.steps.map((step: any) => step.unique_users);
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   target = await projectWithApp(http, owner.token, owner.teamId);
   const created = await http.post(`${base()}/funnels`, { name: "Purchase", slug: "purchase", steps: STEPS }, { token: owner.token });
   expect(created.status).toBe(201);

@@ -5,8 +5,8 @@ import { projectWithApp } from "../support/catalog.ts";
 import { startFakeAdnet } from "../support/fake-adnet.ts";
 import { client, type Client } from "../support/http.ts";
 import { freePort } from "../support/processes.ts";
-import { startTestService, stopTestService, testConfig, type TestService } from "../support/service.ts";
-import { signIn, type SignedIn } from "../support/users.ts";
+import { startTestService, startWithOwner, stopTestService, testConfig, type TestService } from "../support/service.ts";
+import type { SignedIn } from "../support/users.ts";
 
 /**
  * POST /v1/identity/attribution/adnet-search through HTTP, with a local fake of the ad network
@@ -47,9 +47,7 @@ beforeAll(async () => {
     "tok-noflag": { status: 200, body: { campaignId: 1 } },
     "tok-slow": { status: 200, body: ATTRIBUTED, delayMs: 2_000 },
   });
-  service = await startTestService(await testConfig({ ADNET_BASE_URL: adnet.baseUrl, ADNET_TIMEOUT_MS: "500" }));
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner(await testConfig({ ADNET_BASE_URL: adnet.baseUrl, ADNET_TIMEOUT_MS: "500" })));
   const created = await projectWithApp(http, owner.token, owner.teamId, { platform: "apple", bundle_id: "com.example.ads" });
   projectId = created.project.id;
   clientKey = created.clientKey;

@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ingestSettled } from "../support/app-users.ts";
 import { projectWithApp } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
+import type { Client } from "../support/http.ts";
 import { freePort } from "../support/processes.ts";
-import { startTestService, stopTestService, testConfig, type TestService } from "../support/service.ts";
-import { signIn } from "../support/users.ts";
+import { startWithOwner, stopTestService, testConfig, type TestService } from "../support/service.ts";
 import { seededRandom as random, type SeededRandom } from "../support/seeded-random.ts";
 
 /**
@@ -27,9 +26,8 @@ let agentKey: string;
 
 beforeAll(async () => {
   // The attribution network is a closed port: a request that gets that far is an upstream failure (502).
-  service = await startTestService(await testConfig({ ADNET_BASE_URL: `http://127.0.0.1:${await freePort()}`, ADNET_TIMEOUT_MS: "1000" }));
-  http = client(service.baseUrl);
-  const owner = await signIn(http, service.outbox);
+  const { owner, ...started } = await startWithOwner(await testConfig({ ADNET_BASE_URL: `http://127.0.0.1:${await freePort()}`, ADNET_TIMEOUT_MS: "1000" }));
+  ({ service, http } = started);
   clientKey = (await projectWithApp(http, owner.token, owner.teamId, { platform: "web", bundle_id: "fuzz.example.com" })).clientKey;
   agentKey = (await http.post("/v1/auth/keys", { name: "fuzz", key_type: "agent", team_id: owner.teamId }, { token: owner.token })).body.api_key.secret;
 });

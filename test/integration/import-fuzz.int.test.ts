@@ -4,8 +4,9 @@ import { sql } from "slonik";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { projectWithApp } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { startWithClient, stopTestService, type TestService } from "../support/service.ts";
+import { streamHead } from "../support/streams.ts";
 import { signIn } from "../support/users.ts";
 import { seededRandom as generator } from "../support/seeded-random.ts";
 
@@ -24,8 +25,7 @@ let http: Client;
 const keys: { importKey: string; clientKey: string }[] = [];
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
+  ({ service, http } = await startWithClient());
   const owner = await signIn(http, service.outbox);
   for (const platform of ["apple", "android", "web", "backend"]) {
     const target = await projectWithApp(http, owner.token, owner.teamId, { platform, bundle_id: platform === "backend" ? null : `com.fuzz.${randomUUID().slice(0, 8)}` });
@@ -114,7 +114,7 @@ it(`answers ${REQUESTS} malformed import requests with 4xx or per-event rejectio
   expect(perEvent).toBeGreaterThan(50);
 
   // Whatever was accepted could be stored: no fact of the run was set aside by a projector.
-  const head = (await service.log.jsm.streams.info(service.log.names.stream("INGEST"))).state.last_seq;
+  const head = await streamHead(service.log, "INGEST");
   const reached = async () =>
     service.pool.anyFirst(sql.type(z.object({ last_seq: z.number() }))`
       select c.last_seq from projection_checkpoints c

@@ -6,10 +6,12 @@ import { z } from "zod";
 import { at, getWhen, ingestAll, metricEvent, midnightDaysAgo } from "../support/analytics.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen } from "../support/events.ts";
-import { client, type Client } from "../support/http.ts";
-import { spawnTsx, waitUntil } from "../support/processes.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
-import { signIn, type SignedIn } from "../support/users.ts";
+import type { Client } from "../support/http.ts";
+import { waitUntil } from "../support/processes.ts";
+import { runReplayCli } from "../support/replay.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
+import { streamHead } from "../support/streams.ts";
+import type { SignedIn } from "../support/users.ts";
 
 /**
  * POST /v1/import through HTTP against real NATS and Postgres: import keys, request and per-event
@@ -36,9 +38,7 @@ async function withImportKey(target: Omit<Target, "importKey">): Promise<Target>
 }
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   apple = await withImportKey(await projectWithApp(http, owner.token, owner.teamId, { platform: "apple" }));
   backend = await withImportKey(await projectWithApp(http, owner.token, owner.teamId, { platform: "backend", bundle_id: null }));
 });
@@ -48,7 +48,7 @@ const postImport = (target: Target, body: unknown) => http.post("/v1/import", bo
 
 /** Waits until the events read model has applied everything on INGEST. */
 async function projected(): Promise<void> {
-  const head = (await service.log.jsm.streams.info(service.log.names.stream("INGEST"))).state.last_seq;
+  const head = await streamHead(service.log, "INGEST");
   await waitUntil("the events read model to reach the head of INGEST", async () =>
     (await service.pool.oneFirst(sql.type(z.object({ last_seq: z.number() }))`
       select c.last_seq from projection_checkpoints c
@@ -268,18 +268,7 @@ describe("replay", () => {
     // Every import fact of this file was applied, none set aside.
     const parked = await service.pool.anyFirst(sql.type(z.object({ error: z.string() }))`select error from parked_facts`);
     expect(parked).toEqual([]);
-    const cli = spawnTsx(
-      "apps/cli/main.ts",
-      {
-        NODE_ENV: "test",
-        DATABASE_URL: service.databaseUrl,
-        NATS_URL: service.config.natsServers.join(","),
-        NAMESPACE: service.config.namespace,
-        MAIL_OUTBOX_DIR: service.outbox,
-        LOG_LEVEL: "warn",
-      },
-      ["replay", "events"],
-    );
+    const cli = runReplayCli(service, "events");
     expect(await cli.exited, cli.output()).toEqual({ code: 0, signal: null });
     expect(await snapshot()).toEqual(before);
     const events = await eventsWhen(http, owner.token, `app_id=${apple.app.id}&session_id=${sessionId}&data_mode=all&since=2000-01-01T00:00:00Z`, (found) => found.length === 1);

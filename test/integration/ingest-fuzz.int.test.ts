@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { projectWithApp } from "../support/catalog.ts";
-import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { startWithClient, stopTestService, type TestService } from "../support/service.ts";
 import { signIn } from "../support/users.ts";
 import { seededRandom as generator } from "../support/seeded-random.ts";
 
@@ -21,8 +21,7 @@ let http: Client;
 const apps: { clientKey: string; bundleId: string | null; platform: string }[] = [];
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
+  ({ service, http } = await startWithClient());
   const owner = await signIn(http, service.outbox);
   // Enough keys that the 100-token buckets leave most requests to the validation under test.
   for (const platform of ["apple", "android", "web", "backend", "apple", "android", "web", "backend", "apple", "web", "android", "backend", "web", "apple"]) {

@@ -6,10 +6,12 @@ import { z } from "zod";
 import { timeOfId } from "../../domain/shared/ids.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen, ingest } from "../support/events.ts";
-import { client, type Client } from "../support/http.ts";
-import { spawnTsx, waitUntil } from "../support/processes.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
-import { signIn, type SignedIn } from "../support/users.ts";
+import type { Client } from "../support/http.ts";
+import { waitUntil } from "../support/processes.ts";
+import { runReplayCli } from "../support/replay.ts";
+import { startWithClient, startWithOwner, stopTestService, type TestService } from "../support/service.ts";
+import { streamHead } from "../support/streams.ts";
+import type { SignedIn } from "../support/users.ts";
 
 /**
  * POST /v1/ingest through HTTP against real NATS and Postgres: authentication, request and per-event
@@ -30,9 +32,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   apple = await projectWithApp(http, owner.token, owner.teamId, { platform: "apple", bundle_id: "com.example.ingest" });
   android = await projectWithApp(http, owner.token, owner.teamId, { platform: "android", bundle_id: "com.example.droid" });
   backend = await projectWithApp(http, owner.token, owner.teamId, { platform: "backend", bundle_id: null });
@@ -404,7 +404,7 @@ describe("replay", () => {
   }
 
   it("rebuilds identical rows, monthly partitions included, through the operator CLI", async () => {
-    const head = (await service.log.jsm.streams.info(service.log.names.stream("INGEST"))).state.last_seq;
+    const head = await streamHead(service.log, "INGEST");
     await waitUntil("the events read model to reach the head of INGEST", async () =>
       (await service.pool.oneFirst(sql.type(z.object({ last_seq: z.number() }))`
         select c.last_seq from projection_checkpoints c
@@ -413,18 +413,7 @@ describe("replay", () => {
     );
     const before = await snapshot();
     expect(before.events.length).toBeGreaterThan(100);
-    const cli = spawnTsx(
-      "apps/cli/main.ts",
-      {
-        NODE_ENV: "test",
-        DATABASE_URL: service.databaseUrl,
-        NATS_URL: service.config.natsServers.join(","),
-        NAMESPACE: service.config.namespace,
-        MAIL_OUTBOX_DIR: service.outbox,
-        LOG_LEVEL: "warn",
-      },
-      ["replay", "events"],
-    );
+    const cli = runReplayCli(service, "events");
     expect(await cli.exited, cli.output()).toEqual({ code: 0, signal: null });
     expect(cli.output()).toContain("read model events rebuilt as generation 2 and swapped in");
     expect(await snapshot()).toEqual(before);
@@ -453,8 +442,7 @@ describe("restart", () => {
     await storedEvents(apple, 1, `&session_id=${sessionId}`);
     await service.close();
     // Same database and namespace: the dedup state lives in the read model, not in the process.
-    service = await startTestService(service.config);
-    http = client(service.baseUrl);
+    ({ service, http } = await startWithClient(service.config));
     const again = await post(apple, [
       anEvent({ session_id: sessionId, client_event_id: clientEventId, message: "after" }),
       anEvent({ session_id: sessionId, message: "marker" }),

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestSettled } from "../support/app-users.ts";
 import { createApp, projectWithApp } from "../support/catalog.ts";
 import { anEvent, ingest } from "../support/events.ts";
-import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
@@ -25,9 +25,7 @@ const anError = { error: expect.any(String) };
 const id = (label: string) => `${label}-${randomBytes(3).toString("hex")}`;
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   const created = await projectWithApp(http, owner.token, owner.teamId, { platform: "apple", bundle_id: "com.example.loc" });
   projectId = created.project.id;
   ios = created;

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aggregateMetric } from "../../projections/metric-events/aggregate.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { appendImport, at, DAY, getWhen, ingestAll, metricEvent, midnightDaysAgo } from "../support/analytics.ts";
-import { client, type Client } from "../support/http.ts";
-import { startTestService, stopTestService, type TestService } from "../support/service.ts";
+import type { Client } from "../support/http.ts";
+import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
@@ -62,9 +62,7 @@ const aggregation = async (params: string, slug = "checkout") => {
 };
 
 beforeAll(async () => {
-  service = await startTestService();
-  http = client(service.baseUrl);
-  owner = await signIn(http, service.outbox);
+  ({ service, http, owner } = await startWithOwner());
   target = await projectWithApp(http, owner.token, owner.teamId);
   for (const slug of ["checkout", "signup", "empty"]) {
     const created = await http.post(`${base()}/metrics`, { name: slug, slug }, { token: owner.token });

@@ -4,10 +4,11 @@ import { createApp, projectWithApp } from "./catalog.ts";
 import type { Client } from "./http.ts";
 import { waitUntil } from "./processes.ts";
 import type { TestService } from "./service.ts";
+import { streamHead } from "./streams.ts";
 
 /** Waits until the INGEST read models have applied everything on the stream so far. */
 export async function ingestSettled(service: TestService, readModels = ["app_users", "events"]): Promise<void> {
-  const head = (await service.log.jsm.streams.info(service.log.names.stream("INGEST"))).state.last_seq;
+  const head = await streamHead(service.log, "INGEST");
   await waitUntil(
     "the INGEST read models to reach the head of the stream",
     async () => {
