@@ -45,6 +45,7 @@ const environmentSchema = z
       .refine((value) => /^https?:\/\//.test(value), "must be an http:// or https:// URL")
       .default("https://api-adservices.apple.com"),
     ADNET_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production" && env.JWT_SECRET === undefined) {
@@ -74,6 +75,7 @@ export type Config = {
   databasePoolSize: number;
   adnetBaseUrl: string;
   adnetTimeoutMs: number;
+  projectorNice: number;
 };
 
 export class ConfigError extends Error {
@@ -107,5 +109,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     adnetBaseUrl: e.ADNET_BASE_URL.replace(/\/+$/, ""),
     adnetTimeoutMs: e.ADNET_TIMEOUT_MS,
+    projectorNice: e.PROJECTOR_NICE,
   };
 }

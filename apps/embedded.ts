@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from "node:child_process";
+import { getPriority, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
@@ -11,13 +12,25 @@ const STOP_GRACE_MS = 25_000;
 /**
  * Keeps the projector process running: restarts it after an unexpected exit (its checkpoints make
  * a restart lose and repeat nothing) until `stop` is called.
+ *
+ * The child runs at a lower CPU priority (`nice`): when both want the cores, an ingest answer, which
+ * an SDK is waiting for, goes first, and projecting, which has a one-second lag budget and catches
+ * up from the stream, takes what is left. Without contention the priority changes nothing.
  */
-function superviseProjector(logger: Logger) {
+function superviseProjector(logger: Logger, nice: number) {
   let child: ChildProcess | undefined;
   let stopping = false;
   const start = () => {
     const current = fork(PROJECTOR_ENTRY, [], { execArgv: ["--import", "tsx"], env: process.env, stdio: "inherit" });
     child = current;
+    // Never above the parent's own priority: lowering a nice value needs privileges.
+    if (current.pid !== undefined && nice > getPriority()) {
+      try {
+        setPriority(current.pid, nice);
+      } catch (error) {
+        logger.warn({ err: error }, "could not lower the projector process's CPU priority");
+      }
+    }
     current.once("exit", (code, signal) => {
       if (stopping) return;
       logger.error({ code, signal }, "projector process exited; restarting it");
@@ -48,7 +61,7 @@ function superviseProjector(logger: Logger) {
  */
 export async function runEmbedded(config: Config): Promise<void> {
   const service = await startService(config, ["api", "worker"]);
-  const projector = superviseProjector(service.logger);
+  const projector = superviseProjector(service.logger, config.projectorNice);
   service.logger.info({ url: service.url, namespace: config.namespace, projectorPid: projector.pid() }, "service started");
   closeOnSignals(service.logger, () => Promise.all([service.close(), projector.stop()]));
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { send, type Answer } from "./http-client.ts";
 import { round, Samples } from "./stats.ts";
 
 export type ClientKey = { clientKey: string; bundleId: string };
@@ -33,13 +34,12 @@ export function batchBody(bundleId: string, sessionId: string = randomUUID()): s
 }
 
 /** POSTs one batch to /v1/ingest as the app of `key`; status 0 when the request itself failed. */
-export async function postBatch(baseUrl: string, key: ClientKey, body: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${baseUrl}/v1/ingest`, {
+export function postBatch(baseUrl: string, key: ClientKey, body: string): Promise<Answer> {
+  return send(`${baseUrl}/v1/ingest`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key.clientKey}` },
     body,
-  }).catch(() => undefined);
-  return { status: response?.status ?? 0, text: response ? await response.text() : "" };
+  });
 }
 
 /**

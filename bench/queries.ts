@@ -1,3 +1,4 @@
+import { send } from "./http-client.ts";
 import { Samples, timed } from "./stats.ts";
 
 /**
@@ -9,9 +10,8 @@ export async function measureQuery(baseUrl: string, agentKeys: string[], path: (
   let failed = 0;
   for (let index = 0; index < count; index += 1) {
     const { ms, value: status } = await timed(async () => {
-      const response = await fetch(`${baseUrl}${path()}`, { headers: { authorization: `Bearer ${agentKeys[index % agentKeys.length]}` } });
-      await response.arrayBuffer();
-      return response.status;
+      const answer = await send(`${baseUrl}${path()}`, { headers: { authorization: `Bearer ${agentKeys[index % agentKeys.length]}` } });
+      return answer.status;
     });
     if (status === 200) samples.add(ms);
     else failed += 1;

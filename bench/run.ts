@@ -11,6 +11,7 @@ import { dropDatabase, isolatedDatabaseUrl } from "../test/support/service.ts";
 import { dropStreams, streamHead } from "../test/support/streams.ts";
 import { runAnalyticsBench } from "./analytics.ts";
 import { call, createFleet } from "./fleet.ts";
+import { closeConnections } from "./http-client.ts";
 import { runIngestLoad } from "./ingest-load.ts";
 import { measureLag } from "./lag.ts";
 import { measureQuery } from "./queries.ts";
@@ -124,6 +125,7 @@ async function main() {
     results.peak_rss_mb = await service.peakRssMb();
     log(`service peak RSS: ${results.peak_rss_mb} MB`);
   } finally {
+    closeConnections();
     await service.stop();
     await db.end();
     await dropStreams(streams);

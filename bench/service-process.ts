@@ -9,7 +9,9 @@ export type BenchService = { baseUrl: string; peakRssMb: () => Promise<number>; 
  * and server are.
  */
 export async function startBenchService(env: Record<string, string>, port: number): Promise<BenchService> {
-  const child = spawnTsx("apps/main.ts", { ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
+  // BENCH_SERVICE_NODE_OPTIONS reaches the service and its projector child, e.g. to load a profiler.
+  const nodeOptions: Record<string, string> = process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {};
+  const child = spawnTsx("apps/main.ts", { ...env, ...nodeOptions, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil("the service to become ready", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200).catch(
     (error: Error) => {
