@@ -5,7 +5,11 @@ import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { closeOnSignals, startService } from "./runtime.ts";
 
-const PROJECTOR_ENTRY = fileURLToPath(new URL("./projector/main.ts", import.meta.url));
+// `npm start` runs the compiled JavaScript in dist/; tests and the CLI run the TypeScript source
+// under tsx. The child runs the same way as its parent.
+const FROM_SOURCE = import.meta.url.endsWith(".ts");
+const PROJECTOR_ENTRY = fileURLToPath(new URL(FROM_SOURCE ? "./projector/main.ts" : "./projector/main.js", import.meta.url));
+const PROJECTOR_EXEC_ARGV = FROM_SOURCE ? ["--import", "tsx"] : [];
 const RESTART_DELAY_MS = 1_000;
 const STOP_GRACE_MS = 25_000;
 
@@ -21,7 +25,7 @@ function superviseProjector(logger: Logger, nice: number) {
   let child: ChildProcess | undefined;
   let stopping = false;
   const start = () => {
-    const current = fork(PROJECTOR_ENTRY, [], { execArgv: ["--import", "tsx"], env: process.env, stdio: "inherit" });
+    const current = fork(PROJECTOR_ENTRY, [], { execArgv: PROJECTOR_EXEC_ARGV, env: process.env, stdio: "inherit" });
     child = current;
     // Never above the parent's own priority: lowering a nice value needs privileges.
     if (current.pid !== undefined && nice > getPriority()) {

@@ -1,17 +1,18 @@
 import { readFile } from "node:fs/promises";
-import { spawnTsx, waitUntil } from "../test/support/processes.ts";
+import { buildOnce, spawnBuilt, waitUntil } from "../test/support/processes.ts";
 
 export type BenchService = { baseUrl: string; peakRssMb: () => Promise<number>; stop: () => Promise<void> };
 
 /**
- * Runs `npm start`'s entry point (api and worker, with the projectors in its child process) as a
- * child, so the load generator in this process and the service are measured apart, as a real fleet
- * and server are.
+ * Runs what `npm start` runs (the build, then the compiled service: api and worker, with the
+ * projectors in its child process) as a child, so the load generator in this process and the
+ * service are measured apart, as a real fleet and server are.
  */
 export async function startBenchService(env: Record<string, string>, port: number): Promise<BenchService> {
   // BENCH_SERVICE_NODE_OPTIONS reaches the service and its projector child, e.g. to load a profiler.
   const nodeOptions: Record<string, string> = process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {};
-  const child = spawnTsx("apps/main.ts", { ...env, ...nodeOptions, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
+  await buildOnce();
+  const child = spawnBuilt("apps/main.ts", { ...env, ...nodeOptions, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil("the service to become ready", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200).catch(
     (error: Error) => {

@@ -2,15 +2,15 @@ import { readFile, rm } from "node:fs/promises";
 import { afterAll, expect, it } from "vitest";
 import type { Config } from "../../apps/config.ts";
 import { client } from "../support/http.ts";
-import { cleanUp, freePort, spawnTsx, waitUntil, type OwnedProcess } from "../support/processes.ts";
+import { buildOnce, cleanUp, freePort, spawnBuilt, waitUntil, type OwnedProcess } from "../support/processes.ts";
 import { dropDatabase, serviceEnv, testConfig } from "../support/service.ts";
 import { dropNamespace } from "../support/streams.ts";
 import { signIn } from "../support/users.ts";
 
 /**
- * `npm start`'s entry point: the API and worker in one process, the projectors in a child process
- * it supervises. Writes are answered only once the child has projected them, a killed child is
- * restarted, and SIGTERM stops both.
+ * What `npm start` runs: the build, then the compiled entry point with the API and worker in one
+ * process and the projectors in a child process it supervises. Writes are answered only once the
+ * child has projected them, a killed child is restarted, and SIGTERM stops both.
  */
 
 let parent: OwnedProcess | undefined;
@@ -32,7 +32,7 @@ const childrenOf = async (pid: number): Promise<number[]> =>
 async function projectorChildOf(pid: number): Promise<number | false> {
   for (const child of await childrenOf(pid)) {
     const command = await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "");
-    if (command.includes("projector/main.ts")) return child;
+    if (command.includes("projector/main.js")) return child;
   }
   return false;
 }
@@ -52,10 +52,11 @@ const alive = (pid: number) => {
   }
 };
 
-it("runs the projectors in a supervised child process and stops both on SIGTERM", async () => {
+it("runs the projectors in a supervised child process and stops both on SIGTERM", { timeout: 180_000 }, async () => {
   config = await testConfig();
   const port = await freePort();
-  parent = spawnTsx("apps/main.ts", { ...serviceEnv(config), PORT: String(port), HOST: "127.0.0.1" });
+  await buildOnce();
+  parent = spawnBuilt("apps/main.ts", { ...serviceEnv(config), PORT: String(port), HOST: "127.0.0.1" });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil("the service to answer", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
   const http = client(baseUrl);

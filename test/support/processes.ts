@@ -66,6 +66,28 @@ export function spawnTsx(entry: string, env: Record<string, string>, args: strin
   });
 }
 
+let built: Promise<void> | undefined;
+
+/**
+ * `npm run build` (tsc into dist/ plus the SQL files), once per process: what `npm start` runs
+ * before it starts the compiled service.
+ */
+export function buildOnce(): Promise<void> {
+  built ??= new Promise((resolve, reject) => {
+    const build = own("npm", ["run", "build", "--silent"], { cwd: REPO_ROOT });
+    void build.exited.then(({ code }) => (code === 0 ? resolve() : reject(new Error(`npm run build failed:\n${build.output()}`))));
+  });
+  return built;
+}
+
+/** Runs a compiled entry point (`apps/main.ts` runs as dist/apps/main.js), as `npm start` does; call `buildOnce` first. */
+export function spawnBuilt(entry: string, env: Record<string, string>): OwnedProcess {
+  return own(process.execPath, [`dist/${entry.replace(/\.ts$/, ".js")}`], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+  });
+}
+
 /** A TCP port nobody listens on right now (bound and released; the caller binds it soon after). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
