@@ -9,21 +9,29 @@ import pg from "pg";
 export class ProjectorLocks {
   #client: Promise<pg.Client> | undefined;
   #held = new Map<string, () => void>();
+  // One statement at a time on the shared connection: pg deprecates queueing concurrent queries on
+  // one client (pg 9 drops it), and several projectors ask for their locks at once.
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly databaseUrl: string) {}
 
   /** Tries to take `name`'s lock; `onLost` runs if the connection holding it dies. */
   async tryAcquire(name: string, onLost: () => void): Promise<boolean> {
-    const client = await this.#connection();
-    const { rows } = await client.query<{ locked: boolean }>("select pg_try_advisory_lock(hashtext($1)) as locked", [name]);
-    if (rows[0]!.locked) this.#held.set(name, onLost);
-    return rows[0]!.locked;
+    return this.#serially(async () => {
+      const client = await this.#connection();
+      const { rows } = await client.query<{ locked: boolean }>("select pg_try_advisory_lock(hashtext($1)) as locked", [name]);
+      if (rows[0]!.locked) this.#held.set(name, onLost);
+      return rows[0]!.locked;
+    });
   }
 
   async release(name: string): Promise<void> {
     if (!this.#held.delete(name) || !this.#client) return;
-    const client = await this.#client.catch(() => undefined);
-    await client?.query("select pg_advisory_unlock(hashtext($1))", [name]).catch(() => undefined);
+    const connection = this.#client;
+    await this.#serially(async () => {
+      const client = await connection.catch(() => undefined);
+      await client?.query("select pg_advisory_unlock(hashtext($1))", [name]).catch(() => undefined);
+    });
   }
 
   async close(): Promise<void> {
@@ -31,6 +39,12 @@ export class ProjectorLocks {
     this.#client = undefined;
     this.#held.clear();
     await (await client?.catch(() => undefined))?.end().catch(() => undefined);
+  }
+
+  #serially<T>(statement: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(statement);
+    this.#queue = result.catch(() => undefined);
+    return result;
   }
 
   #connection(): Promise<pg.Client> {
