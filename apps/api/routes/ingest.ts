@@ -18,6 +18,9 @@ export function ingestRoutes(deps: ApiDeps) {
     acceptIngestBodies(app);
 
     app.post("/ingest", {
+      // SDKs post several batches a second each: two access-log lines per batch would cost more
+      // than the batch's own work and drown every other line. Failures are still logged.
+      logLevel: "warn",
       onRequest: async (request) => {
         const caller = await ingestCallerOf(deps, request);
         enforceRateLimit(deps, `key:${caller.keyId}`);
