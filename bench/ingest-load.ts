@@ -9,16 +9,14 @@ export const LEVELS = ["info", "info", "info", "debug", "warn", "error"] as cons
 const SCREENS = ["Home", "Search", "Cart", "Checkout", "Profile"];
 export const BATCH_EVENTS = 100;
 
-/** One realistic SDK batch: 100 events of one session, each with its own client_event_id. */
-export function batchBody(bundleId: string, sessionId: string = randomUUID()): string {
-  const userId = `user-${Math.floor(Math.random() * 50_000)}`;
-  const now = new Date().toISOString();
-  const events = Array.from({ length: BATCH_EVENTS }, (_, index) => ({
+/** Event `index` of every batch, with placeholders for what differs from batch to batch. */
+function eventTemplate(index: number): string {
+  return JSON.stringify({
     message: index % 10 === 0 ? `metric:checkout:${index % 20 === 0 ? "start" : "complete"}` : `Tapped button ${index % 7}`,
     level: LEVELS[index % LEVELS.length],
-    session_id: sessionId,
-    client_event_id: randomUUID(),
-    user_id: userId,
+    session_id: "@session@",
+    client_event_id: "@event@",
+    user_id: "@user@",
     screen_name: SCREENS[index % SCREENS.length],
     custom_attributes: { button: `b${index % 7}`, experiment: "control" },
     environment: "web",
@@ -28,9 +26,25 @@ export function batchBody(bundleId: string, sessionId: string = randomUUID()): s
     os_version: "macOS 15",
     device_model: "MacBookPro18,1",
     locale: "en_US",
-    timestamp: now,
-  }));
-  return JSON.stringify({ bundle_id: bundleId, events });
+    timestamp: "@now@",
+  });
+}
+
+// The batch's JSON cut at its placeholders: odd entries name the value that goes there.
+const BATCH_PARTS = Array.from({ length: BATCH_EVENTS }, (_, index) => eventTemplate(index)).join(",").split(/@(session|event|user|now)@/);
+
+/**
+ * One realistic SDK batch: 100 events of one session, each with its own client_event_id. Built
+ * by filling a template rather than serializing objects: the load generator shares the machine's
+ * two cores with the service it measures, and this costs a tenth of JSON.stringify.
+ */
+export function batchBody(bundleId: string, sessionId: string = randomUUID()): string {
+  const userId = `user-${Math.floor(Math.random() * 50_000)}`;
+  const now = new Date().toISOString();
+  const values: Record<string, () => string> = { session: () => sessionId, event: randomUUID, user: () => userId, now: () => now };
+  let body = `{"bundle_id":${JSON.stringify(bundleId)},"events":[`;
+  for (let index = 0; index < BATCH_PARTS.length; index += 1) body += index % 2 === 0 ? BATCH_PARTS[index] : values[BATCH_PARTS[index]!]!();
+  return `${body}]}`;
 }
 
 /** POSTs one batch to /v1/ingest as the app of `key`; status 0 when the request itself failed. */
