@@ -196,6 +196,19 @@ describe("DELETE /v1/teams/:teamId", () => {
     expect((await http.get(`/v1/teams/${user.teamId}`, { token: user.token })).status).toBe(200);
   });
 
+  it("never deletes both of a user's last two teams when the deletions run in parallel", async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const user = await signIn(http, service.outbox);
+      const second = await createTeam(user);
+      const answers = await Promise.all([user.teamId, second.id].map((teamId) => http.delete(`/v1/teams/${teamId}`, { token: user.token })));
+      const statuses = answers.map((answer) => answer.status).sort();
+      // One wins; the other is refused as the only team (400) or while the first is in flight (409).
+      expect([[200, 400], [200, 409]]).toContainEqual(statuses);
+      const teams = await http.get("/v1/auth/teams", { token: user.token });
+      expect(teams.body.teams).toHaveLength(1);
+    }
+  });
+
   it("is for owners only: admins and members get 403, outsiders 404", async () => {
     const { team, owner, users } = await teamWith("admin", "member");
     for (const user of users) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { DomainEvent } from "../../../domain/events.ts";
 import { z } from "zod";
-import { forbidden, notFound } from "../../../domain/shared/errors.ts";
+import { conflict, forbidden, notFound } from "../../../domain/shared/errors.ts";
 import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
 import { ROLES, atLeast, type Role } from "../../../domain/shared/roles.ts";
 import { changeRole, deleteTeam, removeMember, renameTeam, type TeamState } from "../../../domain/teams/decide.ts";
@@ -14,7 +14,7 @@ import {
   teamsOfUser,
 } from "../../../projections/directory/queries.ts";
 import { pendingInvitations, toInvitation } from "../../../projections/directory/invitation-queries.ts";
-import { release, reservationKey } from "../../../streams/reservations.ts";
+import { release, reservationKey, reserve, takeOverAbandoned } from "../../../streams/reservations.ts";
 import { createTeam } from "../accounts.ts";
 import { callerOf, requireUser, type UserPrincipal } from "../auth/principal.ts";
 import { teamCommand } from "../commands.ts";
@@ -43,6 +43,24 @@ export function teamRoutes(deps: ApiDeps) {
   /** A team command decided on the team's current state. */
   const decideOnTeam = (caller: UserPrincipal, teamId: string, decide: (state: TeamState) => DomainEvent[] | Promise<DomainEvent[]>) =>
     teamCommand(deps, caller, teamId, async () => decide(await stateOf(teamId)));
+
+  /**
+   * "Not your only team" is counted in the directory, which a deletion still in flight has not
+   * changed yet: two parallel deletions of a user's last two teams would both see two. So a user's
+   * deletions take turns across API instances, through a reservation held until the deletion is
+   * projected (a command answers only then); a second one meanwhile gets 409. A reservation left
+   * by a crashed instance is taken over after 30 s.
+   */
+  const oneDeletionAtATime = async (userId: string, teamId: string, run: () => Promise<unknown>) => {
+    const key = reservationKey("team-deletion", userId);
+    const held = (await reserve(deps.log, key, teamId)).reserved || (await takeOverAbandoned(deps.log, key, teamId, async () => false));
+    if (!held) throw conflict("another deletion of one of your teams is in progress; retry when it is done");
+    try {
+      await run();
+    } finally {
+      await release(deps.log, key, teamId);
+    }
+  };
 
   return async (app: FastifyInstance) => {
     app.post("/", async (request, reply) => {
@@ -75,8 +93,8 @@ export function teamRoutes(deps: ApiDeps) {
       const { teamId } = parse(teamParams, request.params, "params");
       await roleIn(teamId, caller.userId);
       const team = await activeTeam(deps.pool, teamId);
-      await decideOnTeam(caller, teamId, async (state) =>
-        deleteTeam(state, caller.userId, (await teamsOfUser(deps.pool, caller.userId)).length),
+      await oneDeletionAtATime(caller.userId, teamId, () =>
+        decideOnTeam(caller, teamId, async (state) => deleteTeam(state, caller.userId, (await teamsOfUser(deps.pool, caller.userId)).length)),
       );
       if (team) await release(deps.log, reservationKey("team-slug", team.slug), teamId);
       return { deleted: true };
