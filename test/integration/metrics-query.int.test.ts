@@ -19,7 +19,9 @@ let owner: SignedIn;
 let target: { project: any; app: any; clientKey: string };
 
 const anError = { error: expect.any(String) };
-const D = midnightDaysAgo(3);
+// Four days back: the latest event (D + 50 h) is then more than 24 hours old at any time of day,
+// as the default-window assertions need, and `since=5d` still covers every event.
+const D = midnightDaysAgo(4);
 const WHOLE = `since=${new Date(D).toISOString()}&until=${new Date(D + 3 * DAY).toISOString()}`;
 const T1 = randomUUID();
 const v1 = { app_version: "1.0" };
@@ -231,7 +233,7 @@ describe("GET /metrics/:slug/query", () => {
 
   it("defaults to the last 24 hours and rejects bad input with 400", async () => {
     expect(await aggregation("")).toMatchObject({ total_count: 0 });
-    expect(await aggregation("since=4d")).toMatchObject({ total_count: 11 });
+    expect(await aggregation("since=5d")).toMatchObject({ total_count: 11 });
     for (const bad of ["group_by=time:month", "data_mode=prod", "since=yesterday", `since=${at(D, 5)}&until=${at(D, 4)}`, "app_id=nope", "environment=symbian"]) {
       expect(await query("checkout", bad), bad).toMatchObject({ status: 400, body: anError });
     }
@@ -312,7 +314,7 @@ describe("GET /metrics/:slug/events", () => {
 
 describe("metric stats and completions", () => {
   it("gives one row per definition, zero-event ones included", async () => {
-    const stats = await http.get(`${base()}/metric-stats?since=4d`, { token: owner.token });
+    const stats = await http.get(`${base()}/metric-stats?since=5d`, { token: owner.token });
     expect(stats.body).toEqual({
       stats: [
         { slug: "checkout", complete_count: 3, fail_count: 4, success_rate: 42.86 },
@@ -321,14 +323,14 @@ describe("metric stats and completions", () => {
         { slug: "tied", complete_count: 0, fail_count: 0, success_rate: null },
       ],
     });
-    const dev = await http.get(`${base()}/metric-stats?since=4d&data_mode=development`, { token: owner.token });
+    const dev = await http.get(`${base()}/metric-stats?since=5d&data_mode=development`, { token: owner.token });
     expect(dev.body.stats[0]).toEqual({ slug: "checkout", complete_count: 1, fail_count: 1, success_rate: 50 });
     // The default window is the last 24 hours: nothing of the data set is in it.
     expect((await http.get(`${base()}/metric-stats`, { token: owner.token })).body.stats[0]).toMatchObject({ complete_count: 0, fail_count: 0 });
   });
 
   it("answers team-wide stats with project ids, and nothing for a team the caller cannot see", async () => {
-    const teamWide = await http.get(`/v1/metric-stats?team_id=${owner.teamId}&since=4d`, { token: owner.token });
+    const teamWide = await http.get(`/v1/metric-stats?team_id=${owner.teamId}&since=5d`, { token: owner.token });
     expect(teamWide.body.stats).toContainEqual({ project_id: target.project.id, slug: "checkout", complete_count: 3, fail_count: 4, success_rate: 42.86 });
     expect(await http.get(`/v1/metric-stats?team_id=${randomUUID()}`, { token: owner.token })).toMatchObject({ status: 200, body: { stats: [] } });
     expect(await http.get(`/v1/metric-stats`, { token: owner.token })).toMatchObject({ status: 400, body: anError });
@@ -336,10 +338,10 @@ describe("metric stats and completions", () => {
 
   it("counts complete and fail events across the caller's metrics", async () => {
     const count = (params: string) => http.get(`/v1/metrics/completions/count?${params}`, { token: owner.token });
-    expect((await count(`project_id=${target.project.id}&since=4d`)).body).toEqual({ count: 3, failed: 4 });
-    expect((await count(`project_id=${target.project.id}&since=4d&data_mode=all`)).body).toEqual({ count: 4, failed: 5 });
-    expect((await count(`team_id=${owner.teamId}&app_id=${target.app.id}&since=4d`)).body).toEqual({ count: 3, failed: 4 });
-    expect((await count(`team_id=${randomUUID()}&since=4d`)).body).toEqual({ count: 0, failed: 0 });
+    expect((await count(`project_id=${target.project.id}&since=5d`)).body).toEqual({ count: 3, failed: 4 });
+    expect((await count(`project_id=${target.project.id}&since=5d&data_mode=all`)).body).toEqual({ count: 4, failed: 5 });
+    expect((await count(`team_id=${owner.teamId}&app_id=${target.app.id}&since=5d`)).body).toEqual({ count: 3, failed: 4 });
+    expect((await count(`team_id=${randomUUID()}&since=5d`)).body).toEqual({ count: 0, failed: 0 });
     expect(await count("since=soon")).toMatchObject({ status: 400, body: anError });
     // Still served unchanged by the definitions' own routes on the shared /v1/metrics prefix.
     expect((await http.get(`/v1/metrics?team_id=${owner.teamId}`, { token: owner.token })).status).toBe(200);
