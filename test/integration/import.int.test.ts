@@ -225,7 +225,14 @@ describe("derived rows", () => {
     const before = await getWhen(http, owner.token, `${base}/metrics/restock/events?${params}`, (body) => body.events.length === 1);
     const imported = await postImport(apple, { events: [{ ...original, message: "metric:restock:fail", custom_attributes: { error: "late" } }] });
     expect(imported.body).toEqual({ accepted: 0, updated: 1, rejected: 0 });
-    const after = await getWhen(http, owner.token, `${base}/metrics/restock/query?${params}`, (body) => body.aggregation.fail_count === 1);
+    // The counts and the error breakdown are read by parallel queries, each seeing the projector's
+    // commits as of its own start: wait until both show the update.
+    const after = await getWhen(
+      http,
+      owner.token,
+      `${base}/metrics/restock/query?${params}`,
+      (body) => body.aggregation.fail_count === 1 && body.aggregation.error_breakdown.length === 1,
+    );
     expect(after.aggregation).toMatchObject({ total_count: 1, complete_count: 0, fail_count: 1, error_breakdown: [{ error: "late", count: 1 }] });
     const events = (await http.get(`${base}/metrics/restock/events?${params}`, { token: owner.token })).body.events;
     expect(events).toEqual([expect.objectContaining({ id: before.events[0].id, phase: "fail", error: "late" })]);
