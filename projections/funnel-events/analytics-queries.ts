@@ -14,7 +14,7 @@ export type FunnelScope = TimeWindow & {
 };
 
 /** Events of users in the scope (funnels count users, so events without one never count). */
-function scopeConditions(scope: FunnelScope, alias: string): FragmentSqlToken[] {
+export function scopeConditions(scope: FunnelScope, alias: string): FragmentSqlToken[] {
   const t = sql.identifier([alias]);
   const conditions = [
     sql.fragment`${t}.project_id = ${scope.projectId}`,
@@ -29,7 +29,7 @@ function scopeConditions(scope: FunnelScope, alias: string): FragmentSqlToken[] 
 }
 
 /** An event matches a step when it has the step's step_name and screen_name (those given). */
-function matches(step: StepFilter, alias: string): FragmentSqlToken {
+export function matches(step: StepFilter, alias: string): FragmentSqlToken {
   const t = sql.identifier([alias]);
   const parts: FragmentSqlToken[] = [];
   if (step.step_name !== undefined) parts.push(sql.fragment`${t}.step_name = ${step.step_name}`);
@@ -41,7 +41,7 @@ function matches(step: StepFilter, alias: string): FragmentSqlToken {
  * Events that can match any step, written so the planner walks the (project, step_name, time)
  * and (project, screen_name, time) indexes: the step names, or the screens of steps without one.
  */
-function anyStep(steps: readonly StepFilter[]): FragmentSqlToken {
+export function anyStep(steps: readonly StepFilter[]): FragmentSqlToken {
   const names = [...new Set(steps.flatMap((step) => (step.step_name === undefined ? [] : [step.step_name])))];
   const screens = [...new Set(steps.flatMap((step) => (step.step_name === undefined && step.screen_name !== undefined ? [step.screen_name] : [])))];
   const parts: FragmentSqlToken[] = [];
@@ -53,67 +53,43 @@ function anyStep(steps: readonly StepFilter[]): FragmentSqlToken {
 const breakdownColumn = (breakdown: FunnelBreakdown | undefined, alias: string) =>
   breakdown === undefined ? sql.fragment`null::text` : sql.fragment`${sql.identifier([alias, breakdown])}`;
 
-const id = (name: string) => sql.identifier([name]);
-
-/** The highest step an event matches, null when none (an event may match several). */
-function highestStep(steps: readonly StepFilter[]): FragmentSqlToken {
-  const cases = steps.map((step, k) => sql.fragment`case when ${matches(step, "e")} then ${k}::int end`);
-  return sql.fragment`greatest(${sql.join(cases, sql.fragment`, `)})`;
+/**
+ * Grouping per user and breakdown value: the value column, the grouping key and the value as
+ * the outer query reads it. Without a breakdown the key is the user alone, a narrower hash key.
+ */
+export function perUser(breakdown: FunnelBreakdown | undefined) {
+  if (breakdown === undefined) return { column: sql.fragment`e.user_id`, groups: sql.fragment`1`, value: sql.fragment`null::text` };
+  return { column: sql.fragment`e.user_id, ${sql.identifier(["e", breakdown])} as value`, groups: sql.fragment`1, 2`, value: sql.fragment`u.value` };
 }
 
 /**
  * Open funnels, one pass: per user (and breakdown value) the highest step they did in the window.
  * Rows are (value, reached, users) with `reached` = highest step + 1; a user counts at every step
- * below `reached`, so counts never grow from one step to the next.
+ * below `reached`, so counts never grow from one step to the next. The highest matching step is
+ * found from the top down, stopping at the first match (an event may match several).
  */
 export function openCountsQuery(scope: FunnelScope, steps: readonly StepFilter[], breakdown?: FunnelBreakdown) {
+  const cases = steps.map((step, k) => sql.fragment`when ${matches(step, "e")} then ${k + 1}::int`).reverse();
+  const group = perUser(breakdown);
   return sql.fragment`
-    select u.value, null::text as unresolved_user, u.reached + 1 as reached, count(*) as users
+    select ${group.value} as value, u.reached, null::text as pattern, null::text as unresolved_user, count(*) as users
       from (
-        select e.user_id, ${breakdownColumn(breakdown, "e")} as value, max(${highestStep(steps)}) as reached
+        select ${group.column}, max(case ${sql.join(cases, sql.fragment` `)} end) as reached
           from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
-         group by 1, 2
+         group by ${group.groups}
       ) u
      where u.reached is not null
-     group by 1, 2, 3`;
+     group by 1, 2`;
 }
 
-/**
- * Closed funnels, one pass. t0 is a user's first step-0 time and t(k) the first step-k time
- * strictly after t(k-1). While every step's first time m(k) follows the previous one, t(k) is m(k):
- * a user reaches step k exactly when m(0) < m(1) < ... < m(k). Where that breaks, at step k with
- * m(k) <= m(k-1), the user has no later step-k event when even the last one, x(k), is not after
- * m(k-1); only if it is (the step happened both before and after) are the times in between
- * needed. Such users are grouped one per row in `unresolved_user` for the caller to walk their
- * events; every condition refers to m and x only, so the expressions grow linearly with the steps.
- */
-export function closedCountsQuery(scope: FunnelScope, steps: readonly StepFilter[], breakdown?: FunnelBreakdown) {
-  const times = steps.flatMap((step, k) => {
-    const first = sql.fragment`min(e."timestamp") filter (where ${matches(step, "e")}) as ${id(`m${k}`)}`;
-    return k === 0 ? [first] : [first, sql.fragment`max(e."timestamp") filter (where ${matches(step, "e")}) as ${id(`x${k}`)}`];
-  });
-  const m = (k: number, alias = "u") => sql.fragment`${sql.identifier([alias, `m${k}`])}`;
-  const x = (k: number) => sql.fragment`${sql.identifier(["r", `x${k}`])}`;
-  const breaks = steps.slice(1).map((_, index) => sql.fragment`when not coalesce(${m(index + 1)} > ${m(index)}, false) then ${index + 1}::int`);
-  const reached = sql.fragment`case when ${m(0)} is null then 0 ${sql.join(breaks, sql.fragment` `)} else ${steps.length}::int end`;
-  const interleaved = steps.slice(1).map((_, index) => sql.fragment`when ${index + 1}::int then coalesce(${x(index + 1)} > ${m(index, "r")}, false)`);
-  const unresolved = steps.length === 1 ? sql.fragment`false` : sql.fragment`case r.reached ${sql.join(interleaved, sql.fragment` `)} else false end`;
-  return sql.fragment`
-    select r.value, case when ${unresolved} then r.user_id end as unresolved_user, r.reached, count(*) as users
-      from (
-        select u.*, ${reached} as reached
-          from (
-            select e.user_id, ${breakdownColumn(breakdown, "e")} as value, ${sql.join(times, sql.fragment`, `)}
-              from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
-             group by 1, 2
-          ) u
-      ) r
-     where r.reached > 0
-     group by 1, 2, 3`;
-}
-
-/** A row of the counts queries: users who reached exactly `reached` steps, or one unresolved user. */
-export const countsRow = z.object({ value: z.string().nullable(), unresolved_user: z.string().nullable(), reached: z.number(), users: z.number() });
+/** A row of the counts queries: users who reached `reached` steps, a pattern of them, or one user to walk. */
+export const countsRow = z.object({
+  value: z.string().nullable(),
+  reached: z.number(),
+  pattern: z.string().nullable(),
+  unresolved_user: z.string().nullable(),
+  users: z.number(),
+});
 
 export const userEvents = z.object({
   user_id: z.string(),

@@ -1,8 +1,9 @@
 import type { DatabasePool } from "slonik";
 import { orderBreakdown, stepAnalytics, type FunnelBreakdown, type FunnelMode, type StepAnalytics, type StepFilter } from "../../domain/funnels/analytics.ts";
-import { closedStepsReached, type StepEvent } from "../../domain/funnels/walk.ts";
+import { closedStepsFromOrder, closedStepsReached, disjointSteps, type StepEvent } from "../../domain/funnels/walk.ts";
 import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
-import { closedCountsQuery, completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, userEvents, type FunnelScope } from "./analytics-queries.ts";
+import { completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, userEvents, type FunnelScope } from "./analytics-queries.ts";
+import { closedCountsQuery } from "./closed-query.ts";
 
 export type FunnelStepDefinition = { name: string; event_filter: StepFilter };
 
@@ -17,34 +18,37 @@ export type FunnelAnalytics = {
 /** Users reaching each step per breakdown value (one entry, value null, without a breakdown). */
 type Counts = Map<string | null, number[]>;
 
+/** Adds `users` users who reached `reached` steps to the value's counts (they count at each step). */
+function add(counts: Counts, steps: number, value: string | null, reached: number, users: number): void {
+  const row = counts.get(value) ?? Array.from({ length: steps }, () => 0);
+  counts.set(value, row);
+  for (let k = 0; k < reached; k += 1) row[k] = (row[k] ?? 0) + users;
+}
+
 /**
- * Users per step in one mode. Closed funnels come back with the few users whose order the
- * first and last step times cannot settle; their events are read and walked here.
+ * Users per step in one mode. Closed funnels come back as users per steps reached, per order
+ * pattern (closedStepsFromOrder) and, for the few whose first and last step times cannot settle
+ * it, one by one: their events are read and walked here.
  */
 async function countUsers(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[], mode: FunnelMode, breakdown?: FunnelBreakdown): Promise<Counts> {
-  const query = mode === "open" ? openCountsQuery(scope, filters, breakdown) : closedCountsQuery(scope, filters, breakdown);
+  const query = mode === "open" ? openCountsQuery(scope, filters, breakdown) : closedCountsQuery(scope, filters, breakdown, disjointSteps(filters));
   const counts: Counts = new Map();
   // (user, value) pairs to walk, keyed as JSON; the value is the pair's user.
   const unresolved = new Map<string, string>();
   for (const row of await analyticsRows(pool, query, countsRow)) {
-    const users = counts.get(row.value) ?? filters.map(() => 0);
-    counts.set(row.value, users);
     if (row.unresolved_user !== null) {
       unresolved.set(JSON.stringify([row.unresolved_user, row.value]), row.unresolved_user);
-      continue;
+      add(counts, filters.length, row.value, 0, 0);
+    } else {
+      add(counts, filters.length, row.value, row.pattern === null ? row.reached : closedStepsFromOrder(row.pattern, -row.reached), row.users);
     }
-    // A user who reached `reached` steps counts at each of them.
-    for (let k = 0; k < row.reached; k += 1) users[k] = (users[k] ?? 0) + row.users;
   }
   if (unresolved.size === 0) return counts;
   const users = [...new Set(unresolved.values())];
   for (const { user_id, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, filters, users, breakdown), userEvents)) {
     if (!unresolved.has(JSON.stringify([user_id, value]))) continue;
     const walked = events.map(([step_name, screen_name, time]): StepEvent => ({ step_name, screen_name, time }));
-    const row = counts.get(value) ?? filters.map(() => 0);
-    const reached = closedStepsReached(walked, filters);
-    for (let k = 0; k < reached; k += 1) row[k] = (row[k] ?? 0) + 1;
-    counts.set(value, row);
+    add(counts, filters.length, value, closedStepsReached(walked, filters), 1);
   }
   return counts;
 }

@@ -1,0 +1,87 @@
+import { sql, type FragmentSqlToken } from "slonik";
+import type { FunnelBreakdown, StepFilter } from "../../domain/funnels/analytics.ts";
+import { ORDER_BITS } from "../../domain/funnels/walk.ts";
+import { and } from "../derived-events/sql.ts";
+import { anyStep, matches, perUser, scopeConditions, type FunnelScope } from "./analytics-queries.ts";
+
+/** `a` strictly later than `b`; a missing time is never later. */
+const later = (a: FragmentSqlToken, b: FragmentSqlToken) => sql.fragment`coalesce(${a} > ${b}, false)`;
+
+/** A per-user column of the inner query, read by the outer one. */
+const col = (name: string) => sql.fragment`${sql.identifier(["u", name])}`;
+
+/**
+ * Closed funnels, one pass. Per user, f(k) is the first time of step k and l(k) the last. A user
+ * reaches step k at t(k), the first step-k time strictly after t(k-1), with t(0) = f(0). While
+ * each step's first time follows the previous one, t(k) = f(k). The last step is reached when
+ * its last time follows t(n-2), so it needs no first time, and step 0 needs no last time: 2n - 2
+ * aggregates. Each one costs a filter and a transition on every event of the window, and more
+ * than 8 double the per-user state Postgres allocates in the hash table (16 bytes each, rounded
+ * up to a power of two), so none is spent needlessly.
+ *
+ * Where the chain breaks at a middle step k (f(k) <= t(k-1)), the user stops at k unless l(k) is
+ * later; then `reached` is -k: step k was done at or before t(k-1) and after it, and t(k) lies
+ * in between. When no event can match two steps (disjointSteps), `middle` counts the events of
+ * neither the first nor the last step. If that is no more than the middle steps' first and last
+ * times show, those steps had no other events: t(k) = l(k) and the order of the first and last
+ * times settles the rest, sent as a `pattern` (closedStepsFromOrder) with the users who share it.
+ * Any other such user comes back alone as `unresolved_user`, for the caller to walk their events.
+ * The count is one more aggregate (a ninth for five steps), but it costs less than walking the
+ * users it settles: a second query with an index walk per user.
+ */
+export function closedCountsQuery(scope: FunnelScope, steps: readonly StepFilter[], breakdown?: FunnelBreakdown, disjoint = false) {
+  const n = steps.length;
+  const middle = Array.from({ length: Math.max(0, n - 2) }, (_, i) => i + 1);
+  // Repeated aggregates are computed once: the planner merges equal ones.
+  const first = (k: number) => sql.fragment`min(e."timestamp") filter (where ${matches(steps[k]!, "e")})`;
+  const last = (k: number) => sql.fragment`max(e."timestamp") filter (where ${matches(steps[k]!, "e")})`;
+  const breaks = middle.map((k) => sql.fragment`when not ${later(first(k), first(k - 1))} then case when ${later(last(k), first(k - 1))} then ${-k}::int else ${k}::int end`);
+  const end = n === 1 ? sql.fragment`1` : sql.fragment`case when ${later(last(n - 1), first(n - 2))} then ${n}::int else ${n - 1}::int end`;
+  const reached = breaks.length === 0 ? end : sql.fragment`case ${sql.join(breaks, sql.fragment` `)} else ${end} end`;
+  const columns = [
+    ...[0, ...middle].map((k) => sql.fragment`${first(k)} as ${sql.identifier([`f${k}`])}`),
+    ...[...middle, n - 1].filter((k) => k > 0).map((k) => sql.fragment`${last(k)} as ${sql.identifier([`l${k}`])}`),
+  ];
+  let settled = sql.fragment`null::text as pattern, case when u.reached < 0 then u.user_id end as unresolved_user`;
+  if (disjoint && middle.length > 0) {
+    const ends = sql.fragment`${matches(steps[0]!, "e")} or ${matches(steps[n - 1]!, "e")}`;
+    columns.push(sql.fragment`count(*) filter (where (${ends}) is not true) as middle`);
+    settled = sql.fragment`
+           case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then ${orderLetters(n)} end as pattern,
+           case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then null else u.user_id end as unresolved_user`;
+  }
+  const group = perUser(breakdown);
+  // The per-user values are computed in the grouped query, once per user; the outer query only
+  // counts users per outcome.
+  return sql.fragment`
+    select ${group.value} as value, u.reached, ${settled}, count(*) as users
+      from (
+        select ${group.column}, ${reached} as reached, ${sql.join(columns, sql.fragment`, `)}
+          from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
+         group by ${group.groups}
+        having ${first(0)} is not null
+      ) u
+     group by 1, 2, 3, 4`;
+}
+
+/** Whether the middle steps' first and last times account for every event counted in `middle`. */
+function twoEventsAtMost(middle: readonly number[]) {
+  const shown = middle.map((k) => sql.fragment`(${col(`f${k}`)} is not null)::int + ${later(col(`l${k}`), col(`f${k}`))}::int`);
+  return sql.fragment`u.middle = ${sql.join(shown, sql.fragment` + `)}`;
+}
+
+/** The order letters of steps 1..n-1 (ORDER_BITS): which of a step's times follow the previous step's. */
+function orderLetters(n: number) {
+  const letters = Array.from({ length: n - 1 }, (_, i) => {
+    const k = i + 1;
+    const hasFirst = k < n - 1;
+    const bits = [
+      hasFirst ? sql.fragment`${later(col(`f${k}`), col(`f${k - 1}`))}::int * ${ORDER_BITS.firstAfterFirst}` : null,
+      hasFirst && k > 1 ? sql.fragment`${later(col(`f${k}`), col(`l${k - 1}`))}::int * ${ORDER_BITS.firstAfterLast}` : null,
+      sql.fragment`${later(col(`l${k}`), col(`f${k - 1}`))}::int * ${ORDER_BITS.lastAfterFirst}`,
+      k > 1 ? sql.fragment`${later(col(`l${k}`), col(`l${k - 1}`))}::int * ${ORDER_BITS.lastAfterLast}` : null,
+    ].filter((bit) => bit !== null);
+    return sql.fragment`chr(65 + ${sql.join(bits, sql.fragment` + `)})`;
+  });
+  return sql.fragment`concat(${sql.join(letters, sql.fragment`, `)})`;
+}
