@@ -28,12 +28,14 @@ function nextMonth(month: string): string {
  * Creates the partitions a batch needs, with one catalog read for both tables: monthly ones
  * (`<monthly>_pYYYYMM`, by the event's timestamp) and daily dedup ones (`<dedup>_dYYYYMMDD`, by
  * receipt), and drops the dedup days no receipt at or after `maxReceivedMs` can be a duplicate of
- * any more. Runs in the batch transaction with the generation schema first on the search path, so
- * a replay builds its own.
+ * any more (whenever the catalog is read). Runs in the batch transaction with the generation
+ * schema first on the search path, so a replay builds its own.
  */
 export async function preparePartitions(tx: DatabaseTransactionConnection, tables: PartitionedTables, needs: PartitionNeeds): Promise<void> {
   const monthly = tables.monthly !== undefined && needs.months.size > 0 ? tables.monthly : undefined;
-  const dedup = needs.dedupDays.size > 0 ? tables.dedup : undefined;
+  // Read along with the months whenever the catalog is read anyway, so expired days are dropped
+  // even while nothing new goes into the dedup table (the events read model writes it rarely).
+  const dedup = needs.dedupDays.size > 0 || (monthly !== undefined && needs.maxReceivedMs > 0) ? tables.dedup : undefined;
   const parents = [monthly, dedup].filter((parent) => parent !== undefined);
   if (parents.length === 0) return;
   const existing = new Set(

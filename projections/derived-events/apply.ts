@@ -2,7 +2,7 @@ import type { DatabaseTransactionConnection } from "slonik";
 import type { Fact } from "../_runtime/projection.ts";
 import { reassignUser } from "../_runtime/reassign.ts";
 import { preparePartitions, type PartitionedTables } from "../_runtime/partitions.ts";
-import { planDerived, type Derive, type DerivedRow, type ImportKey } from "./plan.ts";
+import { planDerived, type Derivation, type DerivedRow, type ImportKey } from "./plan.ts";
 
 /** Rows per statement: a round trip is amortized, the JSON parameter stays a few MB. */
 const ROWS_PER_STATEMENT = 5_000;
@@ -12,7 +12,7 @@ export type DerivedModel<R extends DerivedRow> = {
   /** The rows' table, which claims update too. */
   table: string;
   partitions: PartitionedTables;
-  derive: Derive<R>;
+  derive: Derivation<R>;
   insert: (tx: DatabaseTransactionConnection, rows: readonly R[]) => Promise<void>;
   replace: (tx: DatabaseTransactionConnection, keys: readonly ImportKey[], rows: readonly R[]) => Promise<void>;
 };

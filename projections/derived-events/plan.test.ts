@@ -51,21 +51,28 @@ function fact(mode: "ingest" | "import", receivedMs: number, events: IngestedEve
   return { seq: ++seq, subject: "t.i.p.a", data: new TextEncoder().encode(JSON.stringify(batch)) };
 }
 
+const METRICS = { row: metricEventOf, messagePrefix: "metric:" };
 const raw = (value: object): Fact => ({ seq: ++seq, subject: "t.i.p.u.x", data: new TextEncoder().encode(JSON.stringify(value)) });
 const T0 = Date.parse("2026-01-10T00:00:00Z");
 
 describe("planDerived", () => {
-  it("keeps derived rows only and drops repeats of a client_event_id within 48 hours", () => {
+  it("keeps derived rows only; a later repeat of a client_event_id within 48 hours starts a new step", () => {
     const plan = planDerived(
       [
         fact("ingest", T0, [event("e1", "metric:a:start", "c1"), event("e2", "hello", "c2")]),
         fact("ingest", T0 + HOUR, [event("e3", "metric:a:start", "c1"), event("e4", "metric:a:record", null)]),
         fact("ingest", T0 + 49 * HOUR, [event("e5", "metric:a:complete", "c1", "2026-02-01T00:00:00.000Z")]),
       ],
-      metricEventOf,
+      METRICS,
       1_000,
     );
-    expect(plan.steps.map((step) => [step.kind, step.kind === "claim" ? [] : step.rows.map((row) => row.id)])).toEqual([["insert", ["e1", "e4", "e5"]]]);
+    // e3 may be kept (if e1 is a duplicate of an event stored 47 hours before it), so the database
+    // judges it after e1's statement; e5 likewise after e3's.
+    expect(plan.steps.map((step) => [step.kind, step.kind === "claim" ? [] : step.rows.map((row) => row.id)])).toEqual([
+      ["insert", ["e1"]],
+      ["insert", ["e3", "e4"]],
+      ["insert", ["e5"]],
+    ]);
     expect([...plan.months].sort()).toEqual(["2026-01", "2026-02"]);
     expect([...plan.dedupDays].sort()).toEqual(["2026-01-10", "2026-01-12"]);
   });
@@ -76,7 +83,7 @@ describe("planDerived", () => {
         fact("import", T0, [event("i1", "metric:a:start", "k1"), event("i2", "metric:a:start", "k2"), event("i3", "metric:a:record", null)]),
         fact("import", T0, [event("i4", "metric:a:fail", "k1"), event("i5", "not a metric", "k2")]),
       ],
-      metricEventOf,
+      METRICS,
       1_000,
     );
     expect(plan.steps).toHaveLength(1);
@@ -114,9 +121,36 @@ describe("planDerived", () => {
         fact("import", T0, [event("d", "metric:a:start", "k")]),
         fact("ingest", T0, [event("e", "metric:a:start", null)]),
       ],
-      metricEventOf,
+      METRICS,
       2,
     );
     expect(plan.steps.map((step) => step.kind)).toEqual(["insert", "insert", "claim", "replace", "insert"]);
+  });
+
+  it("drops a repeat received no later than the row already in the step, and judges a repeat beyond the window with its step", () => {
+    const plan = planDerived(
+      [
+        fact("ingest", T0, [event("a1", "metric:a:start", "c1"), event("a2", "metric:a:start", "c1")]),
+        fact("ingest", T0 - HOUR, [event("a3", "metric:a:start", "c1")]),
+        fact("ingest", T0 + 49 * HOUR, [event("a4", "metric:a:start", "c1")]),
+      ],
+      METRICS,
+      1_000,
+    );
+    expect(plan.steps.map((step) => (step.kind === "claim" ? [] : step.rows.map((row) => row.id)))).toEqual([["a1", "a4"]]);
+  });
+
+  it("reads only the header of an ingest batch without a metric message, and whole batches otherwise", () => {
+    const plain = fact("ingest", T0 + HOUR, [event("p1", "hello", "c1")]);
+    // Cut inside the event list: only a reader that never parses the list can take it.
+    const text = new TextDecoder().decode(plain.data);
+    const cut: Fact = { ...plain, seq: ++seq, data: new TextEncoder().encode(text.slice(0, text.indexOf('"events":[') + 15)) };
+    const disguised = fact("ingest", T0, [{ ...event("p2", "hello", "c2"), custom_attributes: { message: "metric:a:start" } }]);
+    const batch = JSON.parse(new TextDecoder().decode(fact("ingest", T0, [event("p3", "metric:a:start", null)]).data));
+    const listFirst: Fact = { seq: ++seq, subject: "t.i.p.a", data: new TextEncoder().encode(JSON.stringify({ events: batch.events, ...batch })) };
+    const plan = planDerived([plain, cut, disguised, listFirst], METRICS, 1_000);
+    expect(plan.steps.map((step) => (step.kind === "claim" ? [] : step.rows.map((row) => row.id)))).toEqual([["p3"]]);
+    expect(plan.maxReceivedMs).toBe(T0 + HOUR);
+    expect([...plan.dedupDays]).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import type { UserClaimed } from "../../domain/identity/events.ts";
-import { decodeIngestFact } from "../../domain/identity/ingest-fact.ts";
 import type { EventsIngested, IngestedEvent } from "../../domain/ingest/events.ts";
 import { DEDUP_WINDOW_MS } from "../../domain/ingest/rules.ts";
 import type { Fact } from "../_runtime/projection.ts";
+import { decodeForPrefix, messageNeedle } from "./decode.ts";
 
 /** What every derived row (metric event, funnel event) carries for dedup, import and partitions. */
 export type DerivedRow = { id: string; app_id: string; client_event_id: string | null; timestamp: string; received_at: string };
@@ -36,20 +36,24 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** The derived row an ingested event stands for, or null when it stands for none. */
 export type Derive<R> = (batch: EventsIngested, event: IngestedEvent) => R | null;
 
+/** How rows are derived: `row` returns null for every event whose message does not start with `messagePrefix`. */
+export type Derivation<R> = { row: Derive<R>; messagePrefix: string };
+
 /**
  * Turns a projector batch into statements. Facts of types this read model does not use
  * (identity properties, types added later) are skipped. A step holds whole facts and is closed
  * once it reaches `maxRows` rows, so memory stays flat; later steps see the earlier ones' writes.
  */
-export function planDerived<R extends DerivedRow>(facts: readonly Fact[], derive: Derive<R>, maxRows: number): Plan<R> {
+export function planDerived<R extends DerivedRow>(facts: readonly Fact[], derivation: Derivation<R>, maxRows: number): Plan<R> {
   const plan: Plan<R> = { steps: [], months: new Set(), dedupDays: new Set(), maxReceivedMs: 0 };
+  const needle = messageNeedle(derivation.messagePrefix);
   let open: OpenStep<R> | undefined;
   const close = () => {
     if (open) plan.steps.push(open.finish());
     open = undefined;
   };
   for (const fact of facts) {
-    const decoded = decodeIngestFact(fact.data);
+    const decoded = decodeForPrefix(fact.data, needle);
     if (decoded.kind === "identity") {
       if (decoded.fact.type !== "UserClaimed") continue;
       close();
@@ -65,8 +69,13 @@ export function planDerived<R extends DerivedRow>(facts: readonly Fact[], derive
     plan.maxReceivedMs = Math.max(plan.maxReceivedMs, receivedMs);
     let keyed = false;
     for (const event of batch.events) {
-      const row = derive(batch, event);
-      open.add(batch.app_id, event, row, receivedMs);
+      const row = derivation.row(batch, event);
+      if (!open.add(batch.app_id, event, row, receivedMs)) {
+        // A repeat the database must judge after the rows before it: a new statement.
+        close();
+        open = new InsertStep<R>();
+        open.add(batch.app_id, event, row, receivedMs);
+      }
       if (row) {
         plan.months.add(monthOf(row.timestamp));
         keyed ||= row.client_event_id !== null;
@@ -81,7 +90,8 @@ export function planDerived<R extends DerivedRow>(facts: readonly Fact[], derive
 interface OpenStep<R> {
   readonly kind: "insert" | "replace";
   readonly size: number;
-  add(appId: string, event: IngestedEvent, row: R | null, receivedMs: number): void;
+  /** False when the event must go into a new step (only an insert step says so). */
+  add(appId: string, event: IngestedEvent, row: R | null, receivedMs: number): boolean;
   finish(): Step<R>;
 }
 
@@ -94,15 +104,25 @@ class InsertStep<R extends DerivedRow> implements OpenStep<R> {
     return this.#rows.length;
   }
 
-  add(appId: string, event: IngestedEvent, row: R | null, receivedMs: number): void {
-    if (!row) return;
+  /**
+   * A statement does not see its own rows, so a repeated key is decided here as the database would
+   * decide it row by row (see planChunks in projections/events/plan.ts): a repeat received no
+   * later than the row already in the step is a duplicate whether that row is kept or itself a
+   * duplicate; one received later within the window may not be, and goes into a new step, which
+   * sees this step's rows. A repeat beyond the window cannot be a duplicate of this step's row,
+   * so the statement judges it against the table alone.
+   */
+  add(appId: string, event: IngestedEvent, row: R | null, receivedMs: number): boolean {
+    if (!row) return true;
     if (event.client_event_id !== null) {
       const key = `${appId}/${event.client_event_id}`;
-      const kept = this.#kept.get(key);
-      if (kept !== undefined && receivedMs - kept <= DEDUP_WINDOW_MS) return;
+      const earlier = this.#kept.get(key);
+      if (earlier !== undefined && receivedMs <= earlier) return true;
+      if (earlier !== undefined && receivedMs - earlier <= DEDUP_WINDOW_MS) return false;
       this.#kept.set(key, receivedMs);
     }
     this.#rows.push(row);
+    return true;
   }
 
   finish(): Step<R> {
@@ -124,15 +144,16 @@ class ReplaceStep<R extends DerivedRow> implements OpenStep<R> {
     return this.#unkeyed.length + this.#keyed.size;
   }
 
-  add(appId: string, event: IngestedEvent, row: R | null, _receivedMs: number): void {
+  add(appId: string, event: IngestedEvent, row: R | null, _receivedMs: number): boolean {
     if (event.client_event_id === null) {
       if (row) this.#unkeyed.push(row);
-      return;
+      return true;
     }
     const id = `${appId}/${event.client_event_id}`;
     const entry = this.#keyed.get(id);
     if (entry) entry.row = row;
     else this.#keyed.set(id, { key: { app_id: appId, client_event_id: event.client_event_id }, firstId: event.id, row });
+    return true;
   }
 
   finish(): Step<R> {

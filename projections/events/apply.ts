@@ -1,17 +1,22 @@
-import { sql, type DatabaseTransactionConnection } from "slonik";
 import { decodeIngestFact } from "../../domain/identity/ingest-fact.ts";
 import type { EventsIngested, IngestMode } from "../../domain/ingest/events.ts";
 import type { Projection } from "../_runtime/projection.ts";
-import { preparePartitions } from "../_runtime/partitions.ts";
 import { reassignUser } from "../_runtime/reassign.ts";
 import { planImport } from "./import-plan.ts";
-import { insertChunk } from "./insert.ts";
-import { EVENT_TABLES, partitionNeeds } from "./partitions.ts";
+import { insertStatement } from "./insert.ts";
+import { partitionNeeds } from "./partitions.ts";
+import { StatementPipeline, type Statement } from "./pipeline.ts";
 import { planChunks } from "./plan.ts";
-import { replaceEvents } from "./replace.ts";
+import { replaceStatement } from "./replace.ts";
 
 /** Rows per insert statement: large enough to amortize a round trip, small enough to keep memory flat. */
 const ROWS_PER_STATEMENT = 5_000;
+
+/**
+ * Rows of a batch's first slice. Postgres has nothing to do until it arrives, and nothing overlaps
+ * its decoding; later slices are decoded while the one before is written.
+ */
+const FIRST_SLICE_ROWS = 1_000;
 
 /**
  * The `events` read model, built from the INGEST stream. Facts per transaction are capped lower
@@ -26,15 +31,19 @@ export const eventsProjection: Projection = {
   apply: async (tx, facts) => {
     // Decoded and written a slice at a time: the API shares this process in the embedded setup, and
     // parsing a whole batch (several MB of JSON) at once would hold its requests for tens of ms.
-    // Each slice's statement sees the rows of the slices before it, so dedup spans the batch. A
-    // slice holds facts of one mode; a change of mode or a claim closes it, so stream order holds.
+    // The next slice is decoded while Postgres writes the current one (StatementPipeline). Each
+    // statement sees the rows of the ones before it, so dedup spans the batch. A slice holds facts
+    // of one mode; a change of mode or a claim closes it, so stream order holds.
+    const pipeline = new StatementPipeline(tx);
     let slice: EventsIngested[] = [];
     let mode: IngestMode = "ingest";
     let rows = 0;
+    let sliceRows = FIRST_SLICE_ROWS;
     const flush = async () => {
-      if (slice.length > 0) await (mode === "ingest" ? writeSlice(tx, slice) : importSlice(tx, slice));
+      if (slice.length > 0) for (const statement of statementsFor(mode, slice)) await pipeline.send(statement);
       slice = [];
       rows = 0;
+      sliceRows = ROWS_PER_STATEMENT;
     };
     for (const fact of facts) {
       const decoded = decodeIngestFact(fact.data);
@@ -43,6 +52,7 @@ export const eventsProjection: Projection = {
         // that came before it on the stream and those after.
         if (decoded.fact.type !== "UserClaimed") continue;
         await flush();
+        await pipeline.drain();
         await reassignUser(tx, "events", decoded.fact);
         continue;
       }
@@ -53,34 +63,26 @@ export const eventsProjection: Projection = {
       }
       slice.push(decoded.fact);
       rows += decoded.fact.events.length;
-      if (rows >= ROWS_PER_STATEMENT) await flush();
+      if (rows >= sliceRows) await flush();
     }
     await flush();
+    await pipeline.drain();
   },
 };
 
-async function writeSlice(tx: DatabaseTransactionConnection, facts: EventsIngested[]): Promise<void> {
-  const chunks = planChunks(facts, ROWS_PER_STATEMENT);
-  if (chunks.length === 0) return;
-  await commitWithoutFlush(tx);
-  await preparePartitions(tx, EVENT_TABLES, partitionNeeds(chunks.flatMap((chunk) => chunk.parts)));
-  for (const chunk of chunks) await insertChunk(tx, chunk);
-}
-
-/** Imports update in place: one replace statement for the slice (see replace.ts). */
-async function importSlice(tx: DatabaseTransactionConnection, facts: EventsIngested[]): Promise<void> {
-  const parts = planImport(facts);
-  if (parts.length === 0) return;
-  await commitWithoutFlush(tx);
-  await preparePartitions(tx, EVENT_TABLES, partitionNeeds(parts));
-  await replaceEvents(tx, parts);
-}
-
 /**
- * The commit need not wait for the WAL flush: rows and checkpoint commit together, so a database
- * crash that loses the last transactions loses their checkpoint too, and the projector applies
- * those facts again from the stream. Nothing acknowledged to a caller depends on this commit.
+ * The statements that write a slice, built one at a time as the pipeline takes them. Ingested
+ * events are inserted unless duplicates (insert.ts); imports update in place with one replace
+ * statement for the slice (replace.ts).
  */
-async function commitWithoutFlush(tx: DatabaseTransactionConnection): Promise<void> {
-  await tx.query(sql.unsafe`set local synchronous_commit = off`);
+function* statementsFor(mode: IngestMode, facts: EventsIngested[]): Generator<Statement> {
+  if (mode === "import") {
+    const parts = planImport(facts);
+    if (parts.length > 0) yield { query: replaceStatement(parts), needs: partitionNeeds(parts) };
+    return;
+  }
+  for (const chunk of planChunks(facts, ROWS_PER_STATEMENT)) {
+    const needs = partitionNeeds(chunk.parts);
+    yield { query: insertStatement(chunk, needs.dedupDays.size > 0), needs };
+  }
 }

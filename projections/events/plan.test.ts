@@ -49,22 +49,27 @@ const ids = (chunks: ReturnType<typeof planChunks>) => chunks.map((chunk) => chu
 describe("planChunks", () => {
   const T = Date.parse("2026-11-21T12:00:00.000Z");
 
-  it("puts a batch into one statement and drops repeats of a client_event_id within 48 hours", () => {
+  it("puts a batch into one statement and drops a repeat received no later than the first", () => {
     const a = event("a");
-    const repeat = event("a");
+    const sameFact = event("a");
+    const earlier = event("a");
     const noId = event(null);
     const elsewhere = event("a");
-    const chunks = planChunks([fact(T, [a, noId]), fact(T + HOUR, [repeat]), fact(T, [elsewhere], OTHER_APP)], 5_000);
+    const chunks = planChunks([fact(T, [a, sameFact, noId]), fact(T - HOUR, [earlier]), fact(T, [elsewhere], OTHER_APP)], 5_000);
     expect(ids(chunks)).toEqual([[a.id, noId.id, elsewhere.id]]);
     expect(chunks[0]).toMatchObject({ rows: 3, minReceivedMs: T, maxReceivedMs: T });
   });
 
-  it("starts a new statement for a repeat beyond the window, so the database judges it against the first", () => {
+  it("starts a new statement for a repeat received later, so the database judges it after the first", () => {
+    // Were `first` a duplicate of an event stored 47 hours before it, `later` would be kept: only
+    // the database knows, and it must see the first statement's rows to decide.
     const first = event("a");
     const later = event("a");
-    const chunks = planChunks([fact(T, [first]), fact(T + 49 * HOUR, [later, event(null)])], 5_000);
-    expect(chunks.map((chunk) => chunk.rows)).toEqual([1, 2]);
+    const beyond = event("a");
+    const chunks = planChunks([fact(T, [first]), fact(T + HOUR, [later, event(null)]), fact(T + 50 * HOUR, [beyond])], 5_000);
+    expect(chunks.map((chunk) => chunk.rows)).toEqual([1, 2, 1]);
     expect(ids(chunks)[1]![0]).toBe(later.id);
+    expect(ids(chunks)[2]).toEqual([beyond.id]);
   });
 
   it("splits at maxRows, keeping stream order and splitting a fact across statements", () => {

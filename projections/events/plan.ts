@@ -1,5 +1,4 @@
 import type { EventsIngested, IngestedEvent } from "../../domain/ingest/events.ts";
-import { DEDUP_WINDOW_MS } from "../../domain/ingest/rules.ts";
 
 /** Events of one fact that go into one insert statement. */
 export type FactPart = { fact: EventsIngested; events: IngestedEvent[] };
@@ -9,10 +8,15 @@ export type Chunk = { parts: FactPart[]; rows: number; minReceivedMs: number; ma
 
 /**
  * Splits a projector batch into insert statements of at most `maxRows` events, in stream order.
- * A statement does not see its own rows, so the dedup table cannot catch a `client_event_id`
- * repeated inside one statement: repeats within the 48-hour window are dropped here, and a repeat
- * beyond the window (possible only when replaying facts days apart) starts a new statement, which
- * then sees the earlier one's rows.
+ * A statement does not see its own rows, so a `client_event_id` repeated inside one is decided
+ * here, exactly as the database would decide it one event at a time. The earlier occurrence went
+ * into the statement and is either kept or a duplicate of a stored event received at most 48 hours
+ * before it. A repeat received no later than that occurrence is a duplicate either way (whatever
+ * the earlier one is a duplicate of, or the earlier one itself, lies within its window) and is
+ * dropped. A repeat received later may fall outside the window of what made the earlier one a
+ * duplicate, so it starts a new statement, which sees the earlier statement's rows. Repeats within
+ * one fact share its receipt time and are dropped; a later fact repeating an event costs one
+ * extra statement. The outcome does not depend on how the stream was cut into batches.
  */
 export function planChunks(facts: readonly EventsIngested[], maxRows: number): Chunk[] {
   const chunks: Chunk[] = [];
@@ -32,9 +36,9 @@ export function planChunks(facts: readonly EventsIngested[], maxRows: number): C
     for (const event of fact.events) {
       let chunk = current ?? startChunk(receivedMs);
       const key = event.client_event_id === null ? null : `${fact.app_id}/${event.client_event_id}`;
-      const firstSeen = key === null ? undefined : seen.get(key);
-      if (firstSeen !== undefined && receivedMs - firstSeen <= DEDUP_WINDOW_MS) continue;
-      if (firstSeen !== undefined || chunk.rows >= maxRows) {
+      const earlier = key === null ? undefined : seen.get(key);
+      if (earlier !== undefined && receivedMs <= earlier) continue;
+      if (earlier !== undefined || chunk.rows >= maxRows) {
         chunk = startChunk(receivedMs);
         part = undefined;
       }

@@ -1,9 +1,10 @@
-import { sql, type DatabaseTransactionConnection } from "slonik";
-import { EVENT_COLUMNS, factPayload, inputRecords } from "./insert.ts";
+import { sql, type QuerySqlToken } from "slonik";
+import { inputRecords } from "./columns.ts";
+import { beyondReachOf, EVENT_COLUMNS } from "./insert.ts";
 import type { FactPart } from "./plan.ts";
 
 /**
- * Applies imported events (prepared by `planImport`) with a single statement. Every stored event
+ * The statement that applies imported events (prepared by `planImport`). Every stored event
  * of the app with an imported `client_event_id`, of any age and in any month, is removed and the
  * imported values written under the id of the latest received of them (the import updates the
  * event in place; more than one exists only when an ingest resent it after the 48-hour window, and
@@ -11,15 +12,15 @@ import type { FactPart } from "./plan.ts";
  * stored country is kept when the import has none (imports carry none: see docs/decisions.md).
  * Events without a match are inserted under their own id.
  *
- * Also kept consistent in the same statement: `event_dedup` holds one row per imported pair with
- * the import's receipt time (so an ingest of the pair within 48 hours of the import is skipped,
- * as in the metric and funnel read models), and `event_retimed` holds the timestamp of every
- * event whose id's time prefix no longer matches it.
+ * Also kept consistent in the same statement: an ingest of the pair within 48 hours of the import
+ * is skipped (as in the metric and funnel read models), found by the dedup probe in `events`, or
+ * in `event_dedup` for an imported timestamp beyond the probe's reach (reach.ts), which holds the
+ * pair with the import's receipt time; and `event_retimed` holds the timestamp of every event
+ * whose id's time prefix no longer matches it.
  */
-export async function replaceEvents(tx: DatabaseTransactionConnection, parts: readonly FactPart[]): Promise<void> {
-  if (parts.length === 0) return;
-  await tx.query(sql.unsafe`
-    with input as materialized (${inputRecords(factPayload(parts))}),
+export function replaceStatement(parts: readonly FactPart[]): QuerySqlToken {
+  return sql.unsafe`
+    with input as materialized (${inputRecords(parts)}),
     keys as materialized (
       select distinct app_id, client_event_id from input where client_event_id is not null
     ),
@@ -43,8 +44,7 @@ export async function replaceEvents(tx: DatabaseTransactionConnection, parts: re
       delete from event_dedup d using keys k where d.app_id = k.app_id and d.client_event_id = k.client_event_id
     ),
     remembered as (
-      insert into event_dedup (app_id, client_event_id, event_id, received_at)
-      select app_id, client_event_id, id, received_at from written where client_event_id is not null
+      insert into event_dedup (app_id, client_event_id, event_id, received_at) ${beyondReachOf("written")}
     ),
     placed as (
       -- The time prefix of a version 7 UUID: its first 48 bits, milliseconds since the epoch.
@@ -60,5 +60,5 @@ export async function replaceEvents(tx: DatabaseTransactionConnection, parts: re
     restored as (
       delete from event_retimed r using placed p where r.id = p.id and not p.moved
     )
-    insert into events (${EVENT_COLUMNS}) select ${EVENT_COLUMNS} from written`);
+    insert into events (${EVENT_COLUMNS}) select ${EVENT_COLUMNS} from written`;
 }

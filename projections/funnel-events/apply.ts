@@ -17,7 +17,8 @@ export const funnelEventsProjection: Projection = {
     applyDerived(tx, facts, {
       table: "funnel_events",
       partitions: { dedup: "funnel_event_dedup" },
-      derive: funnelEventOf,
+      // funnelEventOf reads only messages `step:<step_name>`: batches without one are not decoded.
+      derive: { row: funnelEventOf, messagePrefix: "step:" },
       insert: insertFunnelEvents,
       replace: replaceFunnelEvents,
     }),

@@ -17,7 +17,8 @@ export const metricEventsProjection: Projection = {
     applyDerived(tx, facts, {
       table: "metric_events",
       partitions: { monthly: "metric_events", dedup: "metric_event_dedup" },
-      derive: metricEventOf,
+      // metricEventOf reads only messages `metric:<slug>:<phase>`: batches without one are not decoded.
+      derive: { row: metricEventOf, messagePrefix: "metric:" },
       insert: insertMetricEvents,
       replace: replaceMetricEvents,
     }),

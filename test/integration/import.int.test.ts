@@ -182,6 +182,22 @@ describe("update in place", () => {
     expect((await sessionEvents(apple, sessionId)).map((event) => event.message)).toEqual(["corrected"]);
   });
 
+  it("remembers an imported event of any age for ingest dedup: a resend within 48 hours is skipped", async () => {
+    // The ingest dedup finds kept events in `events` within the months a recent receipt can reach;
+    // an imported timestamp years back is beyond that reach, so its pair is kept in event_dedup.
+    const sessionId = randomUUID();
+    const clientEventId = randomUUID();
+    const old = anEvent({ session_id: sessionId, client_event_id: clientEventId, message: "imported", timestamp: "2023-02-03T04:05:06.007Z" });
+    expect((await postImport(apple, { events: [old] })).body).toEqual({ accepted: 1, updated: 0, rejected: 0 });
+    const resend = { bundle_id: apple.app.bundle_id, events: [anEvent({ session_id: sessionId, client_event_id: clientEventId, message: "resent" }), anEvent({ session_id: sessionId, message: "marker" })] };
+    expect((await http.post("/v1/ingest", resend, { token: apple.clientKey })).body).toEqual({ accepted: 2, rejected: 0 });
+    await projected();
+    expect((await sessionEvents(apple, sessionId)).map((event) => event.message).sort()).toEqual(["imported", "marker"]);
+    const remembered = await service.pool.anyFirst(sql.type(z.object({ id: z.string() }))`
+      select event_id::text as id from event_dedup where app_id = ${apple.app.id} and client_event_id = ${clientEventId}`);
+    expect(remembered).toHaveLength(1);
+  });
+
   it("counts a repeat inside the batch as an update and stores one row with the last values", async () => {
     const sessionId = randomUUID();
     const clientEventId = randomUUID();

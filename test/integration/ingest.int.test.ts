@@ -3,7 +3,11 @@ import { gzipSync } from "node:zlib";
 import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { timeOfId } from "../../domain/shared/ids.ts";
+import { normalizeBatch } from "../../domain/ingest/batch.ts";
+import type { IngestedEvent } from "../../domain/ingest/events.ts";
+import { encodeFacts } from "../../domain/ingest/fact.ts";
+import { newId, timeOfId } from "../../domain/shared/ids.ts";
+import { append } from "../../streams/append.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen, ingest } from "../support/events.ts";
 import type { Client } from "../support/http.ts";
@@ -113,6 +117,20 @@ describe("accepting events", () => {
     expect(timeOfId(stored.id)).toBe(Date.parse(timestamp));
     expect(Date.parse(stored.received_at)).toBeGreaterThanOrEqual(before - 1_000);
     expect(Object.keys(stored)).not.toContain("ip");
+  });
+
+  it("stores text exactly as sent: quotes, backslashes, braces, commas, line breaks, NULL and non-ASCII", async () => {
+    const sessionId = randomUUID();
+    const tricky = ['say "hi"', "C:\\temp\\", "{a,b}", "NULL", "line\nbreak\ttab", "ünïcødé 🚀", ""];
+    const events = tricky.map((text, index) =>
+      anEvent({ session_id: sessionId, message: `${index}:${text}`, screen_name: text || null, user_id: text || null, custom_attributes: { text, [text || "empty"]: "key" } }),
+    );
+    expect((await post(apple, events)).body).toEqual({ accepted: tricky.length, rejected: 0 });
+    const stored = await storedEvents(apple, tricky.length, `&session_id=${sessionId}`);
+    for (const [index, text] of tricky.entries()) {
+      const event = stored.find((candidate) => candidate.message === `${index}:${text}`);
+      expect(event).toMatchObject({ screen_name: text || null, user_id: text || null, custom_attributes: { text, [text || "empty"]: "key" } });
+    }
   });
 
   it("defaults the timestamp to server time, is_dev to false and a single-environment platform's environment", async () => {
@@ -345,6 +363,70 @@ describe("client_event_id dedup", () => {
       found.some((event) => event.message === "marker"),
     );
     expect(events.filter((event) => event.client_event_id === clientEventId)).toHaveLength(1);
+  });
+});
+
+describe("client_event_id dedup, decided by receipt time", () => {
+  /** Appends an ingest batch received at `receivedMs` straight to the stream, as the API would have. */
+  async function appendReceived(receivedMs: number, events: object[]): Promise<void> {
+    await appendNormalized(receivedMs, normalizeBatch(events, { mode: "ingest", platform: "apple", nowMs: receivedMs }).events);
+  }
+
+  async function appendNormalized(receivedMs: number, events: IngestedEvent[]): Promise<void> {
+    const source = {
+      batchId: newId(),
+      mode: "ingest" as const,
+      app: { id: apple.app.id, team_id: owner.teamId, project_id: apple.project.id, platform: "apple" as const },
+      apiKeyId: randomUUID(),
+      receivedAt: new Date(receivedMs).toISOString(),
+      countryCode: null,
+    };
+    for (const fact of encodeFacts(source, events, 900_000)) {
+      await append(service.log, service.log.names.ingestSubject(apple.project.id, apple.app.id), fact.payload, { msgId: fact.id });
+    }
+  }
+
+  it("skips a repeat of an ingested event whose timestamp lies beyond the dedup probe's reach", async () => {
+    // The API rejects such timestamps (more than 30 days before receipt), but the projector must
+    // not depend on it: a fact that carries one is remembered in event_dedup and still deduplicated.
+    const sessionId = randomUUID();
+    const clientEventId = randomUUID();
+    const receivedMs = Date.now() - HOUR;
+    const timestamp = new Date(receivedMs - 40 * DAY).toISOString();
+    const event = anEvent({ session_id: sessionId, client_event_id: clientEventId, message: "far back", timestamp });
+    const batch = normalizeBatch([event], { mode: "ingest", platform: "apple", nowMs: Date.parse(timestamp) + 60_000 });
+    await appendNormalized(receivedMs, batch.events);
+    await appendReceived(Date.now(), [anEvent({ session_id: sessionId, client_event_id: clientEventId, message: "resent" }), anEvent({ session_id: sessionId, message: "marker" })]);
+    const since = new Date(Date.parse(timestamp) - HOUR).toISOString();
+    const events = await eventsWhen(http, owner.token, `app_id=${apple.app.id}&session_id=${sessionId}&data_mode=all&since=${since}`, (found) =>
+      found.some((candidate) => candidate.message === "marker"),
+    );
+    expect(events.map((candidate) => candidate.message).sort()).toEqual(["far back", "marker"]);
+  });
+
+  it("keeps a repeat once the event that made its predecessor a duplicate is outside its window, however the facts are batched", async () => {
+    // first: kept. second, 47 hours later: a duplicate of first. third, 49 hours after first: first
+    // is beyond its window and second was not kept, so third is kept. Applied in one projector
+    // batch (the projector is stopped while they are appended), as a replay would apply them.
+    const runner = service.runners.find((candidate) => candidate.projection.name === "events")!;
+    const sessionId = randomUUID();
+    const clientEventId = randomUUID();
+    const first = Date.now() - 52 * HOUR;
+    const copy = (receivedMs: number, message: string) =>
+      anEvent({ session_id: sessionId, client_event_id: clientEventId, message, timestamp: new Date(receivedMs - 60_000).toISOString() });
+    await runner.stop();
+    try {
+      await appendReceived(first, [copy(first, "first")]);
+      await appendReceived(first + 47 * HOUR, [copy(first + 47 * HOUR, "second")]);
+      await appendReceived(first + 49 * HOUR, [copy(first + 49 * HOUR, "third"), anEvent({ session_id: sessionId, message: "marker" })]);
+    } finally {
+      runner.start();
+    }
+    const since = new Date(first - HOUR).toISOString();
+    const events = await eventsWhen(http, owner.token, `app_id=${apple.app.id}&session_id=${sessionId}&data_mode=all&since=${since}`, (found) =>
+      found.some((event) => event.message === "marker"),
+    );
+    expect(events.map((event) => event.message).sort()).toEqual(["first", "marker", "third"]);
   });
 });
 
