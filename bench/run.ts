@@ -5,7 +5,7 @@ import { join } from "node:path";
 import pg from "pg";
 import pino from "pino";
 import { openPool } from "../projections/_runtime/database.ts";
-import { PROJECTIONS } from "../projections/registry.ts";
+import { ingestProjections } from "../projections/registry.ts";
 import { connectLog } from "../streams/connection.ts";
 import { freePort, waitUntil } from "../test/support/processes.ts";
 import { dropDatabase, isolatedDatabaseUrl } from "../test/support/service.ts";
@@ -19,9 +19,6 @@ import { measureQuery } from "./queries.ts";
 import { seedHistory } from "./seed.ts";
 import { startBenchService } from "./service-process.ts";
 import { round } from "./stats.ts";
-
-/** The read models built from the INGEST stream. */
-const INGEST_READ_MODELS = PROJECTIONS.filter((projection) => projection.stream === "INGEST").map((projection) => projection.name);
 
 /**
  * `npm run bench`: starts the service (api + projector + worker, one process) against the local
@@ -65,7 +62,7 @@ async function catchUpSeconds(db: pg.Pool, head: number): Promise<Record<string,
   const started = performance.now();
   const seconds: Record<string, number> = {};
   await Promise.all(
-    INGEST_READ_MODELS.map(async (projection) => {
+    ingestProjections().map(async (projection) => {
       await waitUntil(`the ${projection} projector to catch up`, async () => (await projectorAt(db, projection)) >= head, 600_000, 200);
       seconds[projection] = round((performance.now() - started) / 1000);
     }),

@@ -16,3 +16,6 @@ export function projectionNamed(name: string): Projection {
 }
 
 export const domainProjections = (): string[] => PROJECTIONS.filter((p) => p.stream === "DOMAIN").map((p) => p.name);
+
+/** Every read model built from the INGEST stream. */
+export const ingestProjections = (): string[] => PROJECTIONS.filter((p) => p.stream === "INGEST").map((p) => p.name);

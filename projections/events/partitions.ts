@@ -1,6 +1,6 @@
 import type { PartitionNeeds } from "../_runtime/partitions.ts";
 import type { FactPart } from "./plan.ts";
-import { beyondReach } from "./reach.ts";
+import { outOfReach } from "./reach.ts";
 
 /** The events read model's partitioned tables. */
 export const EVENT_TABLES = { monthly: "events", dedup: "event_dedup" } as const;
@@ -22,9 +22,10 @@ export function partitionNeeds(parts: Iterable<FactPart>): PartitionNeeds {
     const receivedMs = Date.parse(part.fact.received_at);
     maxReceivedMs = Math.max(maxReceivedMs, receivedMs);
     receiptDays.add(dayOf(receivedMs));
+    const beyondReach = outOfReach(receivedMs);
     for (const event of part.events) {
       months.add(monthOf(event.timestamp));
-      remembers ||= beyondReach(event, receivedMs);
+      remembers ||= beyondReach(event);
     }
   }
   return { months, dedupDays: remembers ? receiptDays : new Set(), maxReceivedMs };

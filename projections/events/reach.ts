@@ -1,4 +1,3 @@
-import type { IngestedEvent } from "../../domain/ingest/events.ts";
 import { MAX_INGEST_PAST_MS } from "../../domain/ingest/rules.ts";
 
 /**
@@ -12,9 +11,13 @@ import { MAX_INGEST_PAST_MS } from "../../domain/ingest/rules.ts";
 export const PROBE_REACH_MS = MAX_INGEST_PAST_MS;
 
 /**
- * Whether `event`, once kept, must be remembered in `event_dedup` because the probe of `events`
- * would not reach it. Timestamps are canonical ISO 8601 with milliseconds (the API normalizes
- * them), so this and the statements' SQL test (`"timestamp" < received_at - reach`) agree.
+ * Tells whether an event of a fact received at `receivedMs`, once kept, must be remembered in
+ * `event_dedup` because the probe of `events` would not reach it. Timestamps are canonical
+ * ISO 8601 in UTC with milliseconds (the API normalizes them), so they compare as strings, in
+ * time order, with the fact's cutoff: no date is parsed per event on the projector's hot path,
+ * and this agrees with the statements' SQL test (`"timestamp" < received_at - reach`).
  */
-export const beyondReach = (event: IngestedEvent, receivedMs: number): boolean =>
-  event.client_event_id !== null && Date.parse(event.timestamp) < receivedMs - PROBE_REACH_MS;
+export function outOfReach(receivedMs: number): (event: { client_event_id: string | null; timestamp: string }) => boolean {
+  const cutoff = new Date(receivedMs - PROBE_REACH_MS).toISOString();
+  return (event) => event.client_event_id !== null && event.timestamp < cutoff;
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectWithApp } from "../support/catalog.ts";
-import { at, getWhen, ingestAll, midnightDaysAgo, stepEvent } from "../support/analytics.ts";
-import { referenceFunnel, type StepTouch } from "../support/funnel-reference.ts";
+import { at, funnelQuery, getWhen, ingestAll, midnightDaysAgo, stepEvent, stepUsers } from "../support/analytics.ts";
+import { expectReferenceCounts, randomTouches } from "../support/funnel-reference.ts";
 import type { Client } from "../support/http.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
@@ -62,12 +62,7 @@ const events = [
 ];
 
 const base = () => `/v1/projects/${target.project.id}`;
-const analytics = async (params: string, slug = "steps") => {
-  const answer = await http.get(`${base()}/funnels/${slug}/query?${params}`, { token: owner.token });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body.analytics;
-};
-const users = (result: any) => result.steps.map((row: any) => row.unique_users);
+const analytics = (params: string, slug = "steps") => funnelQuery(http, owner.token, target.project.id, slug, params);
 
 beforeAll(async () => {
   ({ service, http, owner } = await startWithOwner());
@@ -83,19 +78,19 @@ afterAll(async () => stopTestService(service));
 describe("closed funnels of disjoint steps", () => {
   it("settles steps done before and after the previous one, walking users with more events", async () => {
     // Reached: v1 4, v2 4, v3 2, v4 4, v5 4, v6 3, v7 1, v8 4, v9 4, v11 1, v12 4, v13 2.
-    expect(users(await analytics("mode=closed"))).toEqual([12, 10, 8, 7]);
+    expect(stepUsers(await analytics("mode=closed"))).toEqual([12, 10, 8, 7]);
     // Every step is done by all but v7 and v13 (2 steps); v10 only did the last, which open counts.
-    expect(users(await analytics("mode=open"))).toEqual([13, 13, 11, 11]);
+    expect(stepUsers(await analytics("mode=open"))).toEqual([13, 13, 11, 11]);
   });
 
   it("answers a one-step funnel: everyone who did the step", async () => {
-    expect(users(await analytics("mode=closed", "one"))).toEqual([12]);
-    expect(users(await analytics("mode=closed&group_by=app_version", "one"))).toEqual([12]);
+    expect(stepUsers(await analytics("mode=closed", "one"))).toEqual([12]);
+    expect(stepUsers(await analytics("mode=closed&group_by=app_version", "one"))).toEqual([12]);
   });
 
   it("breaks the counts down per app version", async () => {
     const closed = await analytics("mode=closed&group_by=app_version");
-    expect(closed.breakdown.map((row: any) => [row.value, users(row)])).toEqual([
+    expect(closed.breakdown.map((row: any) => [row.value, stepUsers(row)])).toEqual([
       ["1.0", [10, 8, 6, 5]],
       ["2.0", [2, 2, 2, 2]],
     ]);
@@ -104,28 +99,15 @@ describe("closed funnels of disjoint steps", () => {
 
 describe("random data against a reference walk", () => {
   it("agrees with the reference for disjoint steps", async () => {
-    const project = await projectWithApp(http, owner.token, owner.teamId);
     const filters = [{ step_name: "a" }, { step_name: "b" }, { step_name: "c", screen_name: "S" }, { step_name: "d" }, { step_name: "e" }];
-    const steps = filters.map((event_filter, index) => ({ name: `s${index}`, event_filter }));
-    await http.post(`/v1/projects/${project.project.id}/funnels`, { name: "Random", slug: "random", steps }, { token: owner.token });
-    const random = seededRandom(11).next;
-    const start = midnightDaysAgo(2);
-    const touches: StepTouch[] = [];
-    const sent = [];
-    for (let n = 0; n < 600; n += 1) {
-      // Few events per user and step, coarse times: ties and steps done on both sides of the
-      // previous one are common, and so are steps with one, two or three events.
-      const user = `r${Math.floor(random() * 120)}`;
-      const stepName = ["a", "b", "c", "d", "e"][Math.floor(random() * 5)]!;
-      const screen = stepName === "c" && random() < 0.8 ? "S" : null;
-      const time = start + Math.floor(random() * 30) * 60_000;
-      touches.push({ user, step_name: stepName, screen_name: screen, time });
-      sent.push(stepEvent(stepName, user, new Date(time).toISOString(), screen ? { screen_name: screen } : {}));
-    }
-    await ingestAll(http, project, sent);
-    const path = `/v1/projects/${project.project.id}/funnels/random/query`;
-    const open = referenceFunnel(touches, filters, "open");
-    await getWhen(http, owner.token, path, (body) => body.analytics.total_users === open[0]);
-    expect(users((await http.get(`${path}?mode=closed`, { token: owner.token })).body.analytics)).toEqual(referenceFunnel(touches, filters, "closed"));
+    // Few events per user and step: steps with one, two or three events are all common.
+    const touches = randomTouches(seededRandom(11).next, midnightDaysAgo(2), {
+      events: 600,
+      users: 120,
+      steps: ["a", "b", "c", "d", "e"],
+      minutes: 30,
+      screen: (stepName, random) => (stepName === "c" && random() < 0.8 ? "S" : null),
+    });
+    await expectReferenceCounts(http, owner, filters, touches, ["closed"]);
   });
 });

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectWithApp } from "../support/catalog.ts";
-import { at, DAY, getWhen, ingestAll, midnightDaysAgo, stepEvent } from "../support/analytics.ts";
-import { referenceFunnel, type StepTouch } from "../support/funnel-reference.ts";
+import { at, DAY, funnelQuery, getWhen, ingestAll, midnightDaysAgo, stepEvent, stepUsers } from "../support/analytics.ts";
+import { expectReferenceCounts, randomTouches } from "../support/funnel-reference.ts";
 import type { Client } from "../support/http.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
@@ -79,13 +79,7 @@ const events = [
 ];
 
 const base = () => `/v1/projects/${target.project.id}`;
-const analytics = async (params = "", slug = "purchase") => {
-  const answer = await http.get(`${base()}/funnels/${slug}/query?${params}`, { token: owner.token });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  expect(answer.body.slug).toBe(slug);
-  return answer.body.analytics;
-};
-const users = (result: any) => result.steps.map((step: any) => step.unique_users);
+const analytics = (params = "", slug = "purchase") => funnelQuery(http, owner.token, target.project.id, slug, params);
 
 beforeAll(async () => {
   ({ service, http, owner } = await startWithOwner());
@@ -134,14 +128,14 @@ describe("GET /funnels/:slug/query", () => {
 
   it("breaks down by app version and environment, largest group first", async () => {
     const closed = await analytics("mode=closed&group_by=app_version");
-    expect(closed.breakdown.map((row: any) => [row.key, row.value, row.total_users, users(row)])).toEqual([
+    expect(closed.breakdown.map((row: any) => [row.key, row.value, row.total_users, stepUsers(row)])).toEqual([
       ["app_version", "1.0", 7, [7, 4, 3, 2, 1]],
       ["app_version", "2.0", 1, [1, 1, 0, 0, 0]],
     ]);
     expect(closed.breakdown[1].steps[1]).toEqual({ step_index: 1, step_name: "Browse", unique_users: 1, percentage: 100, drop_off_count: 0, drop_off_percentage: 0 });
-    expect(users(closed)).toEqual([8, 5, 3, 2, 1]);
+    expect(stepUsers(closed)).toEqual([8, 5, 3, 2, 1]);
     const open = await analytics("group_by=environment");
-    expect(open.breakdown.map((row: any) => [row.value, users(row)])).toEqual([
+    expect(open.breakdown.map((row: any) => [row.value, stepUsers(row)])).toEqual([
       ["ios", [8, 7, 5, 4, 4]],
       ["ipados", [1, 1, 0, 0, 0]],
     ]);
@@ -149,17 +143,17 @@ describe("GET /funnels/:slug/query", () => {
   });
 
   it("filters by data mode, environment, version and app", async () => {
-    expect(users(await analytics("mode=closed&data_mode=development"))).toEqual([1, 1, 0, 0, 0]);
-    expect(users(await analytics("mode=closed&data_mode=all"))).toEqual([9, 6, 3, 2, 1]);
-    expect(users(await analytics("mode=closed&environment=ipados"))).toEqual([1, 1, 0, 0, 0]);
-    expect(users(await analytics("mode=open&app_version=1.0"))).toEqual([8, 7, 5, 4, 4]);
-    expect(users(await analytics(`app_id=${target.app.id}`))).toEqual([9, 8, 5, 4, 4]);
-    expect(users(await analytics(`app_id=${randomUUID()}`))).toEqual([0, 0, 0, 0, 0]);
+    expect(stepUsers(await analytics("mode=closed&data_mode=development"))).toEqual([1, 1, 0, 0, 0]);
+    expect(stepUsers(await analytics("mode=closed&data_mode=all"))).toEqual([9, 6, 3, 2, 1]);
+    expect(stepUsers(await analytics("mode=closed&environment=ipados"))).toEqual([1, 1, 0, 0, 0]);
+    expect(stepUsers(await analytics("mode=open&app_version=1.0"))).toEqual([8, 7, 5, 4, 4]);
+    expect(stepUsers(await analytics(`app_id=${target.app.id}`))).toEqual([9, 8, 5, 4, 4]);
+    expect(stepUsers(await analytics(`app_id=${randomUUID()}`))).toEqual([0, 0, 0, 0, 0]);
   });
 
   it("looks back 30 days unless told otherwise", async () => {
-    expect(users(await analytics("since=4d"))).toEqual([0, 0, 0, 0, 0]);
-    expect(users(await analytics(`since=${at(B, 3, 0)}&until=${at(B, 4, 1)}&mode=closed`))).toEqual([2, 0, 0, 0, 0]);
+    expect(stepUsers(await analytics("since=4d"))).toEqual([0, 0, 0, 0, 0]);
+    expect(stepUsers(await analytics(`since=${at(B, 3, 0)}&until=${at(B, 4, 1)}&mode=closed`))).toEqual([2, 0, 0, 0, 0]);
     const empty = await analytics("since=4d");
     expect(empty.steps[1]).toEqual({ step_index: 1, step_name: "Browse", unique_users: 0, percentage: 0, drop_off_count: 0, drop_off_percentage: 0 });
   });
@@ -202,29 +196,15 @@ describe("GET /v1/funnels/completions/count", () => {
 
 describe("random data against a reference walk", () => {
   it("agrees with the reference in both modes", async () => {
-    const project = await projectWithApp(http, owner.token, owner.teamId);
     const filters = [{ step_name: "a" }, { step_name: "b" }, { step_name: "c", screen_name: "S" }, { screen_name: "T" }];
-    const steps = filters.map((event_filter, index) => ({ name: `s${index}`, event_filter }));
-    await http.post(`/v1/projects/${project.project.id}/funnels`, { name: "Random", slug: "random", steps }, { token: owner.token });
-    const random = seededRandom(7).next;
-    const start = midnightDaysAgo(2);
-    const touches: StepTouch[] = [];
-    const sent = [];
-    for (let n = 0; n < 400; n += 1) {
-      const user = `r${Math.floor(random() * 60)}`;
-      const stepName = ["a", "b", "c", "d"][Math.floor(random() * 4)]!;
-      const screen = random() < 0.5 ? (random() < 0.5 ? "S" : "T") : null;
-      // Coarse times make ties common.
-      const time = start + Math.floor(random() * 40) * 60_000;
-      touches.push({ user, step_name: stepName, screen_name: screen, time });
-      sent.push(stepEvent(stepName, user, new Date(time).toISOString(), screen ? { screen_name: screen } : {}));
-    }
-    await ingestAll(http, project, sent);
-    const path = `/v1/projects/${project.project.id}/funnels/random/query`;
-    const open = referenceFunnel(touches, filters, "open");
-    await getWhen(http, owner.token, path, (body) => body.analytics.total_users === open[0]);
-    expect(users((await http.get(`${path}?mode=open`, { token: owner.token })).body.analytics)).toEqual(open);
-    expect(users((await http.get(`${path}?mode=closed`, { token: owner.token })).body.analytics)).toEqual(referenceFunnel(touches, filters, "closed"));
+    const touches = randomTouches(seededRandom(7).next, midnightDaysAgo(2), {
+      events: 400,
+      users: 60,
+      steps: ["a", "b", "c", "d"],
+      minutes: 40,
+      screen: (_, random) => (random() < 0.5 ? (random() < 0.5 ? "S" : "T") : null),
+    });
+    await expectReferenceCounts(http, owner, filters, touches, ["open", "closed"]);
   });
 });
 

@@ -82,3 +82,14 @@ export async function getWhen(http: Client, token: string, path: string, ready: 
     150,
   );
 }
+
+/** GET /v1/projects/:id/funnels/:slug/query: the analytics object, once the answer is a 200 for that slug. */
+export async function funnelQuery(http: Client, token: string, projectId: string, slug: string, params = ""): Promise<any> {
+  const answer = await http.get(`/v1/projects/${projectId}/funnels/${slug}/query?${params}`, { token });
+  if (answer.status !== 200) throw new Error(`funnel query answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  if (answer.body.slug !== slug) throw new Error(`funnel query answered for ${answer.body.slug}, not ${slug}`);
+  return answer.body.analytics;
+}
+
+/** Users per step of a funnel analytics object (or of one breakdown row). */
+export const stepUsers = (analytics: any): number[] => analytics.steps.map((step: any) => step.unique_users);

@@ -2,7 +2,6 @@ import type { IdentityFact } from "../../../domain/identity/events.ts";
 import { unavailable } from "../../../domain/shared/errors.ts";
 import { newId } from "../../../domain/shared/ids.ts";
 import { identityVersion } from "../../../projections/app-users/records.ts";
-import { PROJECTIONS } from "../../../projections/registry.ts";
 import { append } from "../../../streams/append.ts";
 import { ConcurrencyError } from "../../../streams/errors.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -42,9 +41,6 @@ export async function decideOnSubject<L extends { subject: string }, T>(
   }
   throw unavailable("too much contention on this user; retry");
 }
-
-/** Every read model built from the INGEST stream: a claim is visible once all have applied it. */
-export const ingestReadModels = (): string[] => PROJECTIONS.filter((p) => p.stream === "INGEST").map((p) => p.name);
 
 /**
  * Appends an identity fact on its user's subject, expecting `version` as the subject's last

@@ -4,9 +4,9 @@ import { rememberClaim } from "../../../projections/app-users/claim-lookup.ts";
 import { projectAppIds } from "../../../projections/directory/catalog-queries.ts";
 import { countUserEvents } from "../../../projections/events/queries.ts";
 import { claimerOf } from "../../../projections/app-users/records.ts";
-import { PROJECTIONS } from "../../../projections/registry.ts";
+import { ingestProjections, PROJECTIONS } from "../../../projections/registry.ts";
 import type { ApiDeps } from "../deps.ts";
-import { appendIdentityFact, decideOnSubject, factHeader, ingestReadModels } from "./append.ts";
+import { appendIdentityFact, decideOnSubject, factHeader } from "./append.ts";
 import type { IdentityCaller } from "./caller.ts";
 
 /** How long a claim waits for acknowledged events to become countable before counting anyway. */
@@ -49,7 +49,7 @@ export async function claim(deps: ApiDeps, caller: IdentityCaller, anonymousId: 
       anonymous_id: anonymousId,
       user_id: userId,
     };
-    if ((await appendIdentityFact(deps, subject, version, fact, ingestReadModels())) === null) return null;
+    if ((await appendIdentityFact(deps, subject, version, fact, ingestProjections())) === null) return null;
     rememberClaim(deps.pool, projectId, anonymousId, userId);
     return moved;
   });
