@@ -1,6 +1,6 @@
 import type { DatabaseTransactionConnection } from "slonik";
 import type { Fact } from "../_runtime/projection.ts";
-import { reassignUser } from "../_runtime/reassign.ts";
+import { reassignUser, type Reassignment } from "../_runtime/reassign.ts";
 import { preparePartitions, type PartitionedTables } from "../_runtime/partitions.ts";
 import { planDerived, type Derivation, type DerivedRow, type ImportKey } from "./plan.ts";
 
@@ -15,6 +15,8 @@ export type DerivedModel<R extends DerivedRow> = {
   derive: Derivation<R>;
   insert: (tx: DatabaseTransactionConnection, rows: readonly R[]) => Promise<void>;
   replace: (tx: DatabaseTransactionConnection, keys: readonly ImportKey[], rows: readonly R[]) => Promise<void>;
+  /** Moves rows to the claiming user; reassignUser on `table` when not given. */
+  reassign?: (tx: DatabaseTransactionConnection, claim: Reassignment) => Promise<unknown>;
 };
 
 /**
@@ -27,6 +29,7 @@ export async function applyDerived<R extends DerivedRow>(tx: DatabaseTransaction
   for (const step of plan.steps) {
     if (step.kind === "insert") await model.insert(tx, step.rows);
     else if (step.kind === "replace") await model.replace(tx, step.keys, step.rows);
+    else if (model.reassign) await model.reassign(tx, step.claim);
     else await reassignUser(tx, model.table, step.claim);
   }
 }

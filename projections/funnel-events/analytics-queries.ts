@@ -1,8 +1,9 @@
 import { sql, type FragmentSqlToken } from "slonik";
 import { z } from "zod";
 import type { DataMode, TimeWindow } from "../../domain/analytics/window.ts";
-import type { FunnelBreakdown, StepFilter } from "../../domain/funnels/analytics.ts";
+import type { FunnelBreakdown } from "../../domain/funnels/analytics.ts";
 import { and, dataModeCondition, iso } from "../derived-events/sql.ts";
+import type { KeyedStepFilter } from "./keys.ts";
 
 /** Where a funnel query reads: one project's active apps, a retained window, filters. */
 export type FunnelScope = TimeWindow & {
@@ -20,7 +21,7 @@ export function scopeConditions(scope: FunnelScope, alias: string): FragmentSqlT
     sql.fragment`${t}.project_id = ${scope.projectId}`,
     sql.fragment`${t}.app_id = any(${sql.array(scope.appIds, "uuid")})`,
     sql.fragment`${t}."timestamp" >= ${iso(scope.since)} and ${t}."timestamp" <= ${iso(scope.until)}`,
-    sql.fragment`${t}.user_id is not null`,
+    sql.fragment`${t}.user_key is not null`,
     dataModeCondition(scope.dataMode, sql.fragment`${t}.is_dev`),
   ];
   if (scope.appVersion !== undefined) conditions.push(sql.fragment`${t}.app_version = ${scope.appVersion}`);
@@ -28,26 +29,31 @@ export function scopeConditions(scope: FunnelScope, alias: string): FragmentSqlT
   return conditions;
 }
 
-/** An event matches a step when it has the step's step_name and screen_name (those given). */
-export function matches(step: StepFilter, alias: string): FragmentSqlToken {
+/** `column = key`, or false for a name without a key (no event carries it). */
+const keyIs = (column: FragmentSqlToken, key: number | null) => (key === null ? sql.fragment`false` : sql.fragment`${column} = ${key}::int`);
+
+/** An event matches a step when it has the step's step name and screen name (those given). */
+export function matches(step: KeyedStepFilter, alias: string): FragmentSqlToken {
   const t = sql.identifier([alias]);
   const parts: FragmentSqlToken[] = [];
-  if (step.step_name !== undefined) parts.push(sql.fragment`${t}.step_name = ${step.step_name}`);
-  if (step.screen_name !== undefined) parts.push(sql.fragment`${t}.screen_name = ${step.screen_name}`);
+  if (step.step_key !== undefined) parts.push(keyIs(sql.fragment`${t}.step_key`, step.step_key));
+  if (step.screen_key !== undefined) parts.push(keyIs(sql.fragment`${t}.screen_key`, step.screen_key));
   return sql.fragment`(${and(parts)})`;
 }
 
 /**
- * Events that can match any step, written so the planner walks the (project, step_name, time)
- * and (project, screen_name, time) indexes: the step names, or the screens of steps without one.
+ * Events that can match any step, written so the planner walks the (project, step_key, time)
+ * and (project, screen_key, time) indexes: the step names, or the screens of steps without one.
+ * Names without a key match nothing and are left out.
  */
-export function anyStep(steps: readonly StepFilter[]): FragmentSqlToken {
-  const names = [...new Set(steps.flatMap((step) => (step.step_name === undefined ? [] : [step.step_name])))];
-  const screens = [...new Set(steps.flatMap((step) => (step.step_name === undefined && step.screen_name !== undefined ? [step.screen_name] : [])))];
+export function anyStep(steps: readonly KeyedStepFilter[]): FragmentSqlToken {
+  const known = (key: number | null | undefined) => (key === undefined || key === null ? [] : [key]);
+  const names = [...new Set(steps.flatMap((step) => known(step.step_key)))];
+  const screens = [...new Set(steps.flatMap((step) => (step.step_key === undefined ? known(step.screen_key) : [])))];
   const parts: FragmentSqlToken[] = [];
-  if (names.length > 0) parts.push(sql.fragment`e.step_name = any(${sql.array(names, "text")})`);
-  if (screens.length > 0) parts.push(sql.fragment`e.screen_name = any(${sql.array(screens, "text")})`);
-  return sql.fragment`(${sql.join(parts, sql.fragment` or `)})`;
+  if (names.length > 0) parts.push(sql.fragment`e.step_key = any(${sql.array(names, "int4")})`);
+  if (screens.length > 0) parts.push(sql.fragment`e.screen_key = any(${sql.array(screens, "int4")})`);
+  return parts.length === 0 ? sql.fragment`false` : sql.fragment`(${sql.join(parts, sql.fragment` or `)})`;
 }
 
 const breakdownColumn = (breakdown: FunnelBreakdown | undefined, alias: string) =>
@@ -58,8 +64,8 @@ const breakdownColumn = (breakdown: FunnelBreakdown | undefined, alias: string) 
  * the outer query reads it. Without a breakdown the key is the user alone, a narrower hash key.
  */
 export function perUser(breakdown: FunnelBreakdown | undefined) {
-  if (breakdown === undefined) return { column: sql.fragment`e.user_id`, groups: sql.fragment`1`, value: sql.fragment`null::text` };
-  return { column: sql.fragment`e.user_id, ${sql.identifier(["e", breakdown])} as value`, groups: sql.fragment`1, 2`, value: sql.fragment`u.value` };
+  if (breakdown === undefined) return { column: sql.fragment`e.user_key`, groups: sql.fragment`1`, value: sql.fragment`null::text` };
+  return { column: sql.fragment`e.user_key, ${sql.identifier(["e", breakdown])} as value`, groups: sql.fragment`1, 2`, value: sql.fragment`u.value` };
 }
 
 /**
@@ -68,11 +74,11 @@ export function perUser(breakdown: FunnelBreakdown | undefined) {
  * below `reached`, so counts never grow from one step to the next. The highest matching step is
  * found from the top down, stopping at the first match (an event may match several).
  */
-export function openCountsQuery(scope: FunnelScope, steps: readonly StepFilter[], breakdown?: FunnelBreakdown) {
+export function openCountsQuery(scope: FunnelScope, steps: readonly KeyedStepFilter[], breakdown?: FunnelBreakdown) {
   const cases = steps.map((step, k) => sql.fragment`when ${matches(step, "e")} then ${k + 1}::int`).reverse();
   const group = perUser(breakdown);
   return sql.fragment`
-    select ${group.value} as value, u.reached, null::text as pattern, null::text as unresolved_user, count(*) as users
+    select ${group.value} as value, u.reached, null::text as pattern, null::int as unresolved_user, count(*) as users
       from (
         select ${group.column}, max(case ${sql.join(cases, sql.fragment` `)} end) as reached
           from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
@@ -87,31 +93,33 @@ export const countsRow = z.object({
   value: z.string().nullable(),
   reached: z.number(),
   pattern: z.string().nullable(),
-  unresolved_user: z.string().nullable(),
+  unresolved_user: z.number().nullable(),
   users: z.number(),
 });
 
 export const userEvents = z.object({
-  user_id: z.string(),
+  user_key: z.number(),
   value: z.string().nullable(),
   events: z.array(z.tuple([z.string(), z.string().nullable(), z.number()])),
 });
 
 /**
- * Every step event in the scope of the given users, for walking their funnels one by one: one
- * (app_id, user_id, timestamp) index walk per user, in that user's partition only. The users are
- * few and the events many; `offset 0` keeps the planner from turning the walks into a hash join
- * over every event of the window.
+ * Every step event in the scope of the given users, with its step and screen names, for walking
+ * their funnels one by one: one (app_id, user_key, timestamp) index walk per user, in that user's
+ * partition only. The users are few and the events many; `offset 0` keeps the planner from turning
+ * the walks into a hash join over every event of the window.
  */
-export function stepEventsOfUsersQuery(scope: FunnelScope, steps: readonly StepFilter[], userIds: readonly string[], breakdown?: FunnelBreakdown) {
+export function stepEventsOfUsersQuery(scope: FunnelScope, steps: readonly KeyedStepFilter[], userKeys: readonly number[], breakdown?: FunnelBreakdown) {
   return sql.fragment`
-    select x.user_id, ${breakdownColumn(breakdown, "e")} as value,
-           json_agg(json_build_array(e.step_name, e.screen_name, (extract(epoch from e."timestamp") * 1000)::float8)) as events
-      from unnest(${sql.array(userIds, "text")}) as x(user_id)
+    select x.user_key, ${breakdownColumn(breakdown, "e")} as value,
+           json_agg(json_build_array(s.name, c.name, (extract(epoch from e."timestamp") * 1000)::float8)) as events
+      from unnest(${sql.array(userKeys, "int4")}) as x(user_key)
       cross join lateral (
-        select e.* from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps), sql.fragment`e.user_id = x.user_id`])}
+        select e.* from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps), sql.fragment`e.user_key = x.user_key`])}
         offset 0
       ) e
+      join funnel_names s on s.name_key = e.step_key
+      left join funnel_names c on c.name_key = e.screen_key
      group by 1, 2`;
 }
 
@@ -119,11 +127,11 @@ export function stepEventsOfUsersQuery(scope: FunnelScope, steps: readonly StepF
  * For the completions count: distinct users who did the last step, and who did the first or the
  * last step, in the window.
  */
-export function completionsQuery(scope: FunnelScope, steps: readonly StepFilter[]) {
+export function completionsQuery(scope: FunnelScope, steps: readonly KeyedStepFilter[]) {
   const first = matches(steps[0]!, "e");
   const last = matches(steps[steps.length - 1]!, "e");
   return sql.type(z.object({ count: z.number(), started: z.number() }))`
-    select count(distinct e.user_id) filter (where ${last}) as count,
-           count(distinct e.user_id) filter (where ${first} or ${last}) as started
+    select count(distinct e.user_key) filter (where ${last}) as count,
+           count(distinct e.user_key) filter (where ${first} or ${last}) as started
       from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep([steps[0]!, steps[steps.length - 1]!])])}`;
 }

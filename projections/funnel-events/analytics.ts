@@ -4,6 +4,7 @@ import { closedStepsFromOrder, closedStepsReached, disjointSteps, type StepEvent
 import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
 import { completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, userEvents, type FunnelScope } from "./analytics-queries.ts";
 import { closedCountsQuery } from "./closed-query.ts";
+import { keyedFilters, type KeyedStepFilter } from "./keys.ts";
 
 export type FunnelStepDefinition = { name: string; event_filter: StepFilter };
 
@@ -30,11 +31,18 @@ function add(counts: Counts, steps: number, value: string | null, reached: numbe
  * pattern (closedStepsFromOrder) and, for the few whose first and last step times cannot settle
  * it, one by one: their events are read and walked here.
  */
-async function countUsers(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[], mode: FunnelMode, breakdown?: FunnelBreakdown): Promise<Counts> {
-  const query = mode === "open" ? openCountsQuery(scope, filters, breakdown) : closedCountsQuery(scope, filters, breakdown, disjointSteps(filters));
+async function countUsers(
+  pool: DatabasePool,
+  scope: FunnelScope,
+  filters: readonly StepFilter[],
+  keyed: readonly KeyedStepFilter[],
+  mode: FunnelMode,
+  breakdown?: FunnelBreakdown,
+): Promise<Counts> {
+  const query = mode === "open" ? openCountsQuery(scope, keyed, breakdown) : closedCountsQuery(scope, keyed, breakdown, disjointSteps(filters));
   const counts: Counts = new Map();
-  // (user, value) pairs to walk, keyed as JSON; the value is the pair's user.
-  const unresolved = new Map<string, string>();
+  // (user, value) pairs to walk, keyed as JSON; the value is the pair's user key.
+  const unresolved = new Map<string, number>();
   for (const row of await analyticsRows(pool, query, countsRow)) {
     if (row.unresolved_user !== null) {
       unresolved.set(JSON.stringify([row.unresolved_user, row.value]), row.unresolved_user);
@@ -45,8 +53,8 @@ async function countUsers(pool: DatabasePool, scope: FunnelScope, filters: reado
   }
   if (unresolved.size === 0) return counts;
   const users = [...new Set(unresolved.values())];
-  for (const { user_id, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, filters, users, breakdown), userEvents)) {
-    if (!unresolved.has(JSON.stringify([user_id, value]))) continue;
+  for (const { user_key, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, keyed, users, breakdown), userEvents)) {
+    if (!unresolved.has(JSON.stringify([user_key, value]))) continue;
     const walked = events.map(([step_name, screen_name, time]): StepEvent => ({ step_name, screen_name, time }));
     add(counts, filters.length, value, closedStepsReached(walked, filters), 1);
   }
@@ -64,9 +72,10 @@ export async function funnelAnalytics(
   const filters = funnel.steps.map((step) => step.event_filter);
   const names = funnel.steps.map((step) => step.name);
   const none: Counts = new Map();
+  const keyed = scope.appIds.length === 0 ? [] : await keyedFilters(pool, filters);
   const [overall, grouped] = await Promise.all([
-    scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, mode),
-    breakdown === undefined || scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, mode, breakdown),
+    scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, mode),
+    breakdown === undefined || scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, mode, breakdown),
   ]);
   const steps = stepAnalytics(names, overall.get(null) ?? filters.map(() => 0));
   const result: FunnelAnalytics = { funnel: funnel.name, mode, total_users: steps[0]?.unique_users ?? 0, steps };
@@ -83,6 +92,6 @@ export async function funnelAnalytics(
 /** Users who did the funnel's last step, and who did its first or last step, in the scope. */
 export async function funnelCompletions(pool: DatabasePool, scope: FunnelScope, steps: readonly StepFilter[]): Promise<{ count: number; started: number }> {
   if (scope.appIds.length === 0 || steps.length === 0) return { count: 0, started: 0 };
-  const [row] = await analyticsRead(pool, completionsQuery(scope, steps));
+  const [row] = await analyticsRead(pool, completionsQuery(scope, await keyedFilters(pool, steps)));
   return { count: row?.count ?? 0, started: row?.started ?? 0 };
 }

@@ -1,7 +1,7 @@
 import { funnelEventOf } from "../../domain/funnels/derive.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { applyDerived } from "../derived-events/apply.ts";
-import { insertFunnelEvents, replaceFunnelEvents } from "./write.ts";
+import { insertFunnelEvents, reassignFunnelEvents, replaceFunnelEvents } from "./write.ts";
 
 /**
  * The `funnel_events` read model, built from the INGEST stream by its own projector (it lags and
@@ -21,5 +21,6 @@ export const funnelEventsProjection: Projection = {
       derive: { row: funnelEventOf, messagePrefix: "step:" },
       insert: insertFunnelEvents,
       replace: replaceFunnelEvents,
+      reassign: reassignFunnelEvents,
     }),
 };

@@ -1,8 +1,9 @@
 import { sql, type FragmentSqlToken } from "slonik";
-import type { FunnelBreakdown, StepFilter } from "../../domain/funnels/analytics.ts";
+import type { FunnelBreakdown } from "../../domain/funnels/analytics.ts";
 import { ORDER_BITS } from "../../domain/funnels/walk.ts";
 import { and } from "../derived-events/sql.ts";
 import { anyStep, matches, perUser, scopeConditions, type FunnelScope } from "./analytics-queries.ts";
+import type { KeyedStepFilter } from "./keys.ts";
 
 /** `a` strictly later than `b`; a missing time is never later. */
 const later = (a: FragmentSqlToken, b: FragmentSqlToken) => sql.fragment`coalesce(${a} > ${b}, false)`;
@@ -29,7 +30,7 @@ const col = (name: string) => sql.fragment`${sql.identifier(["u", name])}`;
  * The count is one more aggregate (a ninth for five steps), but it costs less than walking the
  * users it settles: a second query with an index walk per user.
  */
-export function closedCountsQuery(scope: FunnelScope, steps: readonly StepFilter[], breakdown?: FunnelBreakdown, disjoint = false) {
+export function closedCountsQuery(scope: FunnelScope, steps: readonly KeyedStepFilter[], breakdown?: FunnelBreakdown, disjoint = false) {
   const n = steps.length;
   const middle = Array.from({ length: Math.max(0, n - 2) }, (_, i) => i + 1);
   // Repeated aggregates are computed once: the planner merges equal ones.
@@ -42,13 +43,13 @@ export function closedCountsQuery(scope: FunnelScope, steps: readonly StepFilter
     ...[0, ...middle].map((k) => sql.fragment`${first(k)} as ${sql.identifier([`f${k}`])}`),
     ...[...middle, n - 1].filter((k) => k > 0).map((k) => sql.fragment`${last(k)} as ${sql.identifier([`l${k}`])}`),
   ];
-  let settled = sql.fragment`null::text as pattern, case when u.reached < 0 then u.user_id end as unresolved_user`;
+  let settled = sql.fragment`null::text as pattern, case when u.reached < 0 then u.user_key end as unresolved_user`;
   if (disjoint && middle.length > 0) {
     const ends = sql.fragment`${matches(steps[0]!, "e")} or ${matches(steps[n - 1]!, "e")}`;
     columns.push(sql.fragment`count(*) filter (where (${ends}) is not true) as middle`);
     settled = sql.fragment`
            case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then ${orderLetters(n)} end as pattern,
-           case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then null else u.user_id end as unresolved_user`;
+           case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then null else u.user_key end as unresolved_user`;
   }
   const group = perUser(breakdown);
   // The per-user values are computed in the grouped query, once per user; the outer query only

@@ -1,24 +1,41 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import type { FunnelEventRow } from "../../domain/funnels/derive.ts";
+import type { Reassignment } from "../_runtime/reassign.ts";
 import type { ImportKey } from "../derived-events/plan.ts";
 import { insertDeduped, replaceByKeys, type DerivedTable } from "../derived-events/write.ts";
+import { keyedRows, userKey } from "./keys.ts";
 
 const FUNNEL_EVENTS: DerivedTable = {
   name: "funnel_events",
   dedup: "funnel_event_dedup",
   columns: [
-    "id", "project_id", "app_id", "client_event_id", "session_id", "user_id", "step_name", "screen_name", "environment", "app_version",
-    "os_version", "device_model", "is_dev", "timestamp", "received_at",
+    "project_id", "app_id", "timestamp", "user_key", "step_key", "is_dev", "environment", "app_version", "screen_key", "id",
+    "client_event_id", "received_at",
   ],
   record: sql.fragment`
-    id uuid, project_id uuid, app_id uuid, client_event_id uuid, session_id uuid, user_id text, step_name text,
-    screen_name text, environment text, app_version text, os_version text, device_model text, is_dev boolean,
-    "timestamp" timestamptz, received_at timestamptz`,
+    project_id uuid, app_id uuid, "timestamp" timestamptz, user_key int, step_key int, is_dev boolean, environment text,
+    app_version text, screen_key int, id uuid, client_event_id uuid, received_at timestamptz`,
 };
 
 /** Writes ingested funnel events, skipping duplicates (insertDeduped). */
-export const insertFunnelEvents = (tx: DatabaseTransactionConnection, rows: readonly FunnelEventRow[]): Promise<void> => insertDeduped(tx, FUNNEL_EVENTS, rows);
+export async function insertFunnelEvents(tx: DatabaseTransactionConnection, rows: readonly FunnelEventRow[]): Promise<void> {
+  await insertDeduped(tx, FUNNEL_EVENTS, await keyedRows(tx, rows));
+}
 
 /** Applies imported funnel events (replaceByKeys). */
-export const replaceFunnelEvents = (tx: DatabaseTransactionConnection, keys: readonly ImportKey[], rows: readonly FunnelEventRow[]): Promise<void> =>
-  replaceByKeys(tx, FUNNEL_EVENTS, keys, rows);
+export async function replaceFunnelEvents(tx: DatabaseTransactionConnection, keys: readonly ImportKey[], rows: readonly FunnelEventRow[]): Promise<void> {
+  await replaceByKeys(tx, FUNNEL_EVENTS, keys, await keyedRows(tx, rows));
+}
+
+/**
+ * Moves the funnel events of the claim's anonymous id, in any app of the project, to the claiming
+ * user's key (reassignUser for a table keyed by user number). Harmless to repeat.
+ */
+export async function reassignFunnelEvents(tx: DatabaseTransactionConnection, claim: Reassignment): Promise<void> {
+  if (claim.app_ids.length === 0) return;
+  const to = await userKey(tx, claim.user_id);
+  await tx.query(sql.unsafe`
+    update funnel_events set user_key = ${to}
+     where app_id = any(${sql.array(claim.app_ids, "uuid")})
+       and user_key = (select user_key from funnel_users where user_id = ${claim.anonymous_id})`);
+}
