@@ -1,7 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { buildOnce, spawnBuilt, waitUntil } from "../test/support/processes.ts";
 
-export type BenchService = { baseUrl: string; peakRssMb: () => Promise<number>; stop: () => Promise<void> };
+/** Peak resident set sizes in MB: of the service process, of its projector child, and their sum. */
+export type PeakRss = { total: number; service: number; projector: number };
+
+export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>; stop: () => Promise<void> };
 
 /**
  * Runs what `npm start` runs (the build, then the compiled service: api and worker, with the
@@ -25,13 +28,13 @@ export async function startBenchService(env: Record<string, string>, port: numbe
     baseUrl,
     /** The kernel's high-water marks of the service's resident sets (VmHWM), its projector child included. */
     peakRssMb: async () => {
+      const peakKb = async (pid: string) => Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8").catch(() => ""))?.[1] ?? 0);
       const children = (await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean);
-      let kb = 0;
-      for (const pid of [String(child.pid), ...children]) {
-        const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-        kb += Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-      }
-      return Math.round(kb / 1024);
+      const service = await peakKb(String(child.pid));
+      let projector = 0;
+      for (const pid of children) projector += await peakKb(pid);
+      const mb = (kb: number) => Math.round(kb / 1024);
+      return { total: mb(service + projector), service: mb(service), projector: mb(projector) };
     },
     stop: () => child.stop("SIGTERM", 30_000),
   };

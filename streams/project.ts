@@ -106,6 +106,15 @@ export function toFact(message: JsMsg): Fact {
 
 /** Bytes a reader pulls and buffers ahead of its projector: bounded in bytes, since an ingest fact is ~30 kB and a domain fact ~300 B. */
 const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+/** Room for a message's headers and protocol framing on top of its payload. */
+const MESSAGE_FRAMING_BYTES = 64 * 1024;
+
+/**
+ * The bytes one pull asks for. JetStream never splits a message: a pull smaller than the next
+ * message gets none (the server answers "Message Size Exceeds MaxBytes"), so a pull must hold the
+ * largest message the server accepts, also on a server configured above the default 1 MB.
+ */
+const pullBytes = (log: Log) => Math.max(READ_AHEAD_BYTES, (log.nc.info?.max_payload ?? 0) + MESSAGE_FRAMING_BYTES);
 
 /**
  * Opens an ordered consumer on the projection's stream from `startSeq`. Pulls are sized in bytes,
@@ -118,7 +127,7 @@ export async function openReader(log: Log, projection: Projection, startSeq: num
     opt_start_seq: Math.max(1, startSeq),
   });
   // Small domain facts are pulled by count; large ingest facts by bytes.
-  const messages = await consumer.consume(projection.stream === "INGEST" ? { max_bytes: READ_AHEAD_BYTES } : { max_messages: 1_000 });
+  const messages = await consumer.consume(projection.stream === "INGEST" ? { max_bytes: pullBytes(log) } : { max_messages: 1_000 });
   return { reader: new BatchReader(messages, READ_AHEAD_BYTES), stop: () => messages.stop() };
 }
 
