@@ -41,14 +41,13 @@ create table funnel_events (
   received_at timestamptz not null
 ) partition by hash (user_key);
 
-create table funnel_events_k0 partition of funnel_events for values with (modulus 8, remainder 0);
-create table funnel_events_k1 partition of funnel_events for values with (modulus 8, remainder 1);
-create table funnel_events_k2 partition of funnel_events for values with (modulus 8, remainder 2);
-create table funnel_events_k3 partition of funnel_events for values with (modulus 8, remainder 3);
-create table funnel_events_k4 partition of funnel_events for values with (modulus 8, remainder 4);
-create table funnel_events_k5 partition of funnel_events for values with (modulus 8, remainder 5);
-create table funnel_events_k6 partition of funnel_events for values with (modulus 8, remainder 6);
-create table funnel_events_k7 partition of funnel_events for values with (modulus 8, remainder 7);
+do $$
+begin
+  for remainder in 0..7 loop
+    execute format('create table funnel_events_k%s partition of funnel_events for values with (modulus 8, remainder %s)', remainder, remainder);
+  end loop;
+end
+$$;
 
 insert into funnel_events (project_id, app_id, "timestamp", user_key, step_key, is_dev, environment, app_version, screen_key, id, client_event_id, received_at)
 select e.project_id, e.app_id, e."timestamp", u.user_key, s.name_key, e.is_dev, e.environment, e.app_version, c.name_key, e.id, e.client_event_id, e.received_at
