@@ -6,7 +6,7 @@ export type Reassignment = Pick<UserClaimed, "app_ids" | "anonymous_id" | "user_
 
 /**
  * Moves every row of `table` keyed on the claim's anonymous id, in any app of the project, to the
- * claiming user; returns how many moved. For event read models (events, metric and funnel events):
+ * claiming user; returns how many moved. For event read models keyed by user id (events, metric events):
  * call it from the projector when it applies a UserClaimed fact, in the same transaction. The
  * table needs `app_id` and `user_id` columns; `app_ids` (every app of the project when the claim
  * was decided) lets each partition use an (app_id, user_id, ...) index instead of scanning.

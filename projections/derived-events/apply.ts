@@ -1,6 +1,6 @@
 import type { DatabaseTransactionConnection } from "slonik";
 import type { Fact } from "../_runtime/projection.ts";
-import { reassignUser, type Reassignment } from "../_runtime/reassign.ts";
+import type { Reassignment } from "../_runtime/reassign.ts";
 import { preparePartitions, type PartitionedTables } from "../_runtime/partitions.ts";
 import { planDerived, type Derivation, type DerivedRow, type ImportKey } from "./plan.ts";
 
@@ -9,14 +9,12 @@ const ROWS_PER_STATEMENT = 5_000;
 
 /** A read model of rows derived from ingested events: how a row is derived, where and how it is written. */
 export type DerivedModel<R extends DerivedRow> = {
-  /** The rows' table, which claims update too. */
-  table: string;
   partitions: PartitionedTables;
   derive: Derivation<R>;
   insert: (tx: DatabaseTransactionConnection, rows: readonly R[]) => Promise<void>;
   replace: (tx: DatabaseTransactionConnection, keys: readonly ImportKey[], rows: readonly R[]) => Promise<void>;
-  /** Moves rows to the claiming user; reassignUser on `table` when not given. */
-  reassign?: (tx: DatabaseTransactionConnection, claim: Reassignment) => Promise<unknown>;
+  /** Moves the rows of the claim's anonymous id to the claiming user. */
+  reassign: (tx: DatabaseTransactionConnection, claim: Reassignment) => Promise<unknown>;
 };
 
 /**
@@ -29,7 +27,6 @@ export async function applyDerived<R extends DerivedRow>(tx: DatabaseTransaction
   for (const step of plan.steps) {
     if (step.kind === "insert") await model.insert(tx, step.rows);
     else if (step.kind === "replace") await model.replace(tx, step.keys, step.rows);
-    else if (model.reassign) await model.reassign(tx, step.claim);
-    else await reassignUser(tx, model.table, step.claim);
+    else await model.reassign(tx, step.claim);
   }
 }

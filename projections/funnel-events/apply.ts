@@ -15,7 +15,6 @@ export const funnelEventsProjection: Projection = {
   maxBatch: 500,
   apply: (tx, facts) =>
     applyDerived(tx, facts, {
-      table: "funnel_events",
       partitions: { dedup: "funnel_event_dedup" },
       // funnelEventOf reads only messages `step:<step_name>`: batches without one are not decoded.
       derive: { row: funnelEventOf, messagePrefix: "step:" },

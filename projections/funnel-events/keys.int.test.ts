@@ -96,6 +96,8 @@ describe("funnel events keyed by user and name", () => {
       // No client_event_id: nothing goes into the dedup table, which needs no partition.
       await insertFunnelEvents(tx, more);
       await reassignFunnelEvents(tx, { app_ids: [rows[0]!.app_id], anonymous_id: "ann", user_id: "dee" });
+      // An anonymous id without funnel events moves nothing and numbers nobody.
+      await reassignFunnelEvents(tx, { app_ids: [rows[0]!.app_id], anonymous_id: "never-sent-a-step", user_id: "eve" });
     });
     const moved = (r: FunnelEventRow) => (r.user_id === "ann" ? { ...r, user_id: "dee" } : r);
     expect(await inSchema(schema, resolved)).toEqual(expected([...rows, ...more].map(moved)));

@@ -31,25 +31,26 @@ const keysRow = z.object({ keys: z.string() });
  */
 async function keysOf(tx: DatabaseTransactionConnection, users: readonly string[], names: readonly string[]) {
   const keys = await tx.oneFirst(sql.type(keysRow)`
-    with new_users as (
+    with wanted_users as (select unnest(${sql.array(users, "text")}) as user_id),
+    wanted_names as (select unnest(${sql.array(names, "text")}) as name),
+    new_users as (
       insert into funnel_users (user_id)
-      select u from unnest(${sql.array(users, "text")}) u
-       where not exists (select 1 from funnel_users f where f.user_id = u)
+      select w.user_id from wanted_users w where not exists (select 1 from funnel_users f where f.user_id = w.user_id)
       returning user_id, user_key
     ),
     new_names as (
       insert into funnel_names (name)
-      select n from unnest(${sql.array(names, "text")}) n
-       where not exists (select 1 from funnel_names f where f.name = n)
+      select w.name from wanted_names w where not exists (select 1 from funnel_names f where f.name = w.name)
       returning name, name_key
     ),
+    -- The statement does not see its own inserts: new keys come from the inserts, older ones from the tables.
     all_users as (
       select user_id, user_key from new_users
-      union all select user_id, user_key from funnel_users where user_id = any(${sql.array(users, "text")})
+      union all select f.user_id, f.user_key from funnel_users f join wanted_users using (user_id)
     ),
     all_names as (
       select name, name_key from new_names
-      union all select name, name_key from funnel_names where name = any(${sql.array(names, "text")})
+      union all select f.name, f.name_key from funnel_names f join wanted_names using (name)
     )
     select json_build_object(
       'users', (select coalesce(json_object_agg(user_id, user_key), '{}') from all_users),

@@ -1,4 +1,5 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
+import { z } from "zod";
 import type { FunnelEventRow } from "../../domain/funnels/derive.ts";
 import type { Reassignment } from "../_runtime/reassign.ts";
 import type { ImportKey } from "../derived-events/plan.ts";
@@ -29,13 +30,15 @@ export async function replaceFunnelEvents(tx: DatabaseTransactionConnection, key
 
 /**
  * Moves the funnel events of the claim's anonymous id, in any app of the project, to the claiming
- * user's key (reassignUser for a table keyed by user number). Harmless to repeat.
+ * user's key (reassignUser for a table keyed by user number). An anonymous id without a key has
+ * no funnel events, and the claiming user is not numbered for nothing. Harmless to repeat.
  */
 export async function reassignFunnelEvents(tx: DatabaseTransactionConnection, claim: Reassignment): Promise<void> {
   if (claim.app_ids.length === 0) return;
-  const to = await userKey(tx, claim.user_id);
+  const from = await tx.maybeOneFirst(sql.type(z.object({ user_key: z.number() }))`
+    select user_key from funnel_users where user_id = ${claim.anonymous_id}`);
+  if (from === null) return;
   await tx.query(sql.unsafe`
-    update funnel_events set user_key = ${to}
-     where app_id = any(${sql.array(claim.app_ids, "uuid")})
-       and user_key = (select user_key from funnel_users where user_id = ${claim.anonymous_id})`);
+    update funnel_events set user_key = ${await userKey(tx, claim.user_id)}
+     where app_id = any(${sql.array(claim.app_ids, "uuid")}) and user_key = ${from}`);
 }

@@ -1,5 +1,6 @@
 import { metricEventOf } from "../../domain/metrics/derive.ts";
 import type { Projection } from "../_runtime/projection.ts";
+import { reassignUser } from "../_runtime/reassign.ts";
 import { applyDerived } from "../derived-events/apply.ts";
 import { insertMetricEvents, replaceMetricEvents } from "./write.ts";
 
@@ -15,11 +16,11 @@ export const metricEventsProjection: Projection = {
   maxBatch: 500,
   apply: (tx, facts) =>
     applyDerived(tx, facts, {
-      table: "metric_events",
       partitions: { monthly: "metric_events", dedup: "metric_event_dedup" },
       // metricEventOf reads only messages `metric:<slug>:<phase>`: batches without one are not decoded.
       derive: { row: metricEventOf, messagePrefix: "metric:" },
       insert: insertMetricEvents,
       replace: replaceMetricEvents,
+      reassign: (tx, claim) => reassignUser(tx, "metric_events", claim),
     }),
 };
