@@ -14,6 +14,18 @@ const RESTART_DELAY_MS = 1_000;
 const STOP_GRACE_MS = 25_000;
 
 /**
+ * glibc's malloc settings for the projector process, unless the operator set their own. Its
+ * ArrayBuffers (fact payloads, socket reads, statement buffers) come and go by the thousand, tens
+ * of kB to MBs each. By default glibc serves them from its main heap once a large buffer has been
+ * freed (the mmap threshold then rises to that size, up to 32 MB), and the heap cannot shrink past
+ * the live allocations scattered in it: after a drain, 170-230 MB stayed resident with 24 MB of
+ * buffers live. With a fixed threshold of 16 kB each such buffer is its own mapping, returned to
+ * the system when freed. Measured in the bench: the child's peak RSS 257-266 MB instead of
+ * 332-390, with no change in projection throughput. (musl and other allocators ignore it.)
+ */
+const PROJECTOR_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: "16384" };
+
+/**
  * Keeps the projector process running: restarts it after an unexpected exit (its checkpoints make
  * a restart lose and repeat nothing) until `stop` is called.
  *
@@ -25,7 +37,7 @@ function superviseProjector(logger: Logger, nice: number) {
   let child: ChildProcess | undefined;
   let stopping = false;
   const start = () => {
-    const current = fork(PROJECTOR_ENTRY, [], { execArgv: PROJECTOR_EXEC_ARGV, env: process.env, stdio: "inherit" });
+    const current = fork(PROJECTOR_ENTRY, [], { execArgv: PROJECTOR_EXEC_ARGV, env: { ...PROJECTOR_MALLOC_ENV, ...process.env }, stdio: "inherit" });
     child = current;
     // Never above the parent's own priority: lowering a nice value needs privileges.
     if (current.pid !== undefined && nice > getPriority()) {
