@@ -20,8 +20,9 @@ const STOP_GRACE_MS = 25_000;
  * freed (the mmap threshold then rises to that size, up to 32 MB), and the heap cannot shrink past
  * the live allocations scattered in it: after a drain, 170-230 MB stayed resident with 24 MB of
  * buffers live. With a fixed threshold of 16 kB each such buffer is its own mapping, returned to
- * the system when freed. Measured in the bench: the child's peak RSS 257-266 MB instead of
- * 332-390, with no change in projection throughput. (musl and other allocators ignore it.)
+ * the system when freed. Measured in the bench: the child's peak RSS 268-278 MB instead of
+ * 366-390, projection throughput unchanged. (musl and other allocators ignore it.) The
+ * `start:projector` script sets the same value.
  */
 const PROJECTOR_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: "16384" };
 
