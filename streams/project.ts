@@ -60,22 +60,24 @@ async function applyInTransaction(
   oneByOne: boolean,
   log: Logger,
 ): Promise<number> {
-  if (options.requireActive) {
-    const active = await tx.oneFirst(
-      sql.type(z.object({ active_generation: z.number() }))`
-        select active_generation from projection_generations where projection = ${projection.name} for share`,
-    );
-    if (active !== generation) throw new PositionMoved(`generation ${generation} of ${projection.name} is no longer active`);
-  }
-  const stored = await tx.oneFirst(
-    sql.type(z.object({ last_seq: z.number() }))`
-      select last_seq from projection_checkpoints
-       where projection = ${projection.name} and generation = ${generation} for update`,
+  // One round trip for both checks and the generation's schema as the transaction's search path.
+  // The generation row is share-locked even for a replay, which needs no active generation: a swap
+  // waits for the batch, and the replay's own swap transaction holds that row already.
+  const position = await tx.one(
+    sql.type(z.object({ last_seq: z.number(), active_generation: z.number() }))`
+      select c.last_seq, g.active_generation,
+             set_config('search_path', ${`${generationSchema(projection.name, generation)}, public`}, true) as search_path
+        from projection_checkpoints c join projection_generations g on g.projection = c.projection
+       where c.projection = ${projection.name} and c.generation = ${generation}
+         for update of c for share of g`,
   );
+  if (options.requireActive && position.active_generation !== generation) {
+    throw new PositionMoved(`generation ${generation} of ${projection.name} is no longer active`);
+  }
+  const stored = position.last_seq;
   if (stored !== expectedSeq) throw new PositionMoved(`checkpoint of ${projection.name} is ${stored}, expected ${expectedSeq}`);
   const fresh = facts.filter((fact) => fact.seq > stored);
   if (fresh.length === 0) return stored;
-  await tx.query(sql.unsafe`select set_config('search_path', ${`${generationSchema(projection.name, generation)}, public`}, true)`);
   if (!oneByOne) {
     await projection.apply(tx, fresh);
   } else {
@@ -94,9 +96,11 @@ async function applyInTransaction(
   }
   const lastSeq = fresh[fresh.length - 1]!.seq;
   await tx.query(sql.unsafe`
-    update projection_checkpoints set last_seq = ${lastSeq}, updated_at = now()
-     where projection = ${projection.name} and generation = ${generation}`);
-  await tx.query(sql.unsafe`select pg_notify('projector_progress', ${`${projection.name}:${generation}:${lastSeq}`})`);
+    with moved as (
+      update projection_checkpoints set last_seq = ${lastSeq}, updated_at = now()
+       where projection = ${projection.name} and generation = ${generation}
+    )
+    select pg_notify('projector_progress', ${`${projection.name}:${generation}:${lastSeq}`})`);
   return lastSeq;
 }
 

@@ -3,6 +3,7 @@ import type { EventsIngested } from "../../domain/ingest/events.ts";
 import { isAnonymousId, type IdentityFact } from "../../domain/identity/events.ts";
 import { decodeIngestFact } from "../../domain/identity/ingest-fact.ts";
 import { isStorableText } from "../../domain/shared/text.ts";
+import { LoopTurns } from "../_runtime/loop-turns.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { ActivityFold } from "./activity.ts";
 import { applyClaim } from "./claim.ts";
@@ -60,7 +61,9 @@ export const appUsersProjection: Projection = {
   apply: async (tx, facts) => {
     let run: EventsIngested[] = [];
     const versions = new Map<string, number>();
+    const turns = new LoopTurns();
     for (const source of facts) {
+      await turns.after(source.data.length);
       const decoded = decodeIngestFact(source.data);
       if (decoded.kind === "events") {
         run.push(decoded.fact);

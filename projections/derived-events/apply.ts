@@ -22,7 +22,7 @@ export type DerivedModel<R extends DerivedRow> = {
  * move rows to the claiming user, and every step runs in stream order.
  */
 export async function applyDerived<R extends DerivedRow>(tx: DatabaseTransactionConnection, facts: readonly Fact[], model: DerivedModel<R>): Promise<void> {
-  const plan = planDerived(facts, model.derive, ROWS_PER_STATEMENT);
+  const plan = await planDerived(facts, model.derive, ROWS_PER_STATEMENT);
   await preparePartitions(tx, model.partitions, plan);
   for (const step of plan.steps) {
     if (step.kind === "insert") await model.insert(tx, step.rows);

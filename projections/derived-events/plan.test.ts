@@ -56,8 +56,8 @@ const raw = (value: object): Fact => ({ seq: ++seq, subject: "t.i.p.u.x", data: 
 const T0 = Date.parse("2026-01-10T00:00:00Z");
 
 describe("planDerived", () => {
-  it("keeps derived rows only; a later repeat of a client_event_id within 48 hours starts a new step", () => {
-    const plan = planDerived(
+  it("keeps derived rows only; a later repeat of a client_event_id within 48 hours starts a new step", async () => {
+    const plan = await planDerived(
       [
         fact("ingest", T0, [event("e1", "metric:a:start", "c1"), event("e2", "hello", "c2")]),
         fact("ingest", T0 + HOUR, [event("e3", "metric:a:start", "c1"), event("e4", "metric:a:record", null)]),
@@ -77,8 +77,8 @@ describe("planDerived", () => {
     expect([...plan.dedupDays].sort()).toEqual(["2026-01-10", "2026-01-12"]);
   });
 
-  it("keys imports by client_event_id: the last event wins under the first one's id", () => {
-    const plan = planDerived(
+  it("keys imports by client_event_id: the last event wins under the first one's id", async () => {
+    const plan = await planDerived(
       [
         fact("import", T0, [event("i1", "metric:a:start", "k1"), event("i2", "metric:a:start", "k2"), event("i3", "metric:a:record", null)]),
         fact("import", T0, [event("i4", "metric:a:fail", "k1"), event("i5", "not a metric", "k2")]),
@@ -99,7 +99,7 @@ describe("planDerived", () => {
     ]);
   });
 
-  it("keeps stream order across modes and claims, skips facts of other types and splits large steps", () => {
+  it("keeps stream order across modes and claims, skips facts of other types and splits large steps", async () => {
     const claim: UserClaimed = {
       type: "UserClaimed",
       v: 1,
@@ -112,7 +112,7 @@ describe("planDerived", () => {
       anonymous_id: "svc_anon_1",
       user_id: "known",
     };
-    const plan = planDerived(
+    const plan = await planDerived(
       [
         fact("ingest", T0, [event("a", "metric:a:start", null), event("b", "metric:a:start", null)]),
         fact("ingest", T0, [event("c", "metric:a:start", null)]),
@@ -127,8 +127,8 @@ describe("planDerived", () => {
     expect(plan.steps.map((step) => step.kind)).toEqual(["insert", "insert", "claim", "replace", "insert"]);
   });
 
-  it("drops a repeat received no later than the row already in the step, and judges a repeat beyond the window with its step", () => {
-    const plan = planDerived(
+  it("drops a repeat received no later than the row already in the step, and judges a repeat beyond the window with its step", async () => {
+    const plan = await planDerived(
       [
         fact("ingest", T0, [event("a1", "metric:a:start", "c1"), event("a2", "metric:a:start", "c1")]),
         fact("ingest", T0 - HOUR, [event("a3", "metric:a:start", "c1")]),
@@ -140,7 +140,7 @@ describe("planDerived", () => {
     expect(plan.steps.map((step) => (step.kind === "claim" ? [] : step.rows.map((row) => row.id)))).toEqual([["a1", "a4"]]);
   });
 
-  it("reads only the header of an ingest batch without a metric message, and whole batches otherwise", () => {
+  it("reads only the header of an ingest batch without a metric message, and whole batches otherwise", async () => {
     const plain = fact("ingest", T0 + HOUR, [event("p1", "hello", "c1")]);
     // Cut inside the event list: only a reader that never parses the list can take it.
     const text = new TextDecoder().decode(plain.data);
@@ -148,7 +148,7 @@ describe("planDerived", () => {
     const disguised = fact("ingest", T0, [{ ...event("p2", "hello", "c2"), custom_attributes: { message: "metric:a:start" } }]);
     const batch = JSON.parse(new TextDecoder().decode(fact("ingest", T0, [event("p3", "metric:a:start", null)]).data));
     const listFirst: Fact = { seq: ++seq, subject: "t.i.p.a", data: new TextEncoder().encode(JSON.stringify({ events: batch.events, ...batch })) };
-    const plan = planDerived([plain, cut, disguised, listFirst], METRICS, 1_000);
+    const plan = await planDerived([plain, cut, disguised, listFirst], METRICS, 1_000);
     expect(plan.steps.map((step) => (step.kind === "claim" ? [] : step.rows.map((row) => row.id)))).toEqual([["p3"]]);
     expect(plan.maxReceivedMs).toBe(T0 + HOUR);
     expect([...plan.dedupDays]).toEqual([]);

@@ -1,6 +1,7 @@
 import type { UserClaimed } from "../../domain/identity/events.ts";
 import type { EventsIngested, IngestedEvent } from "../../domain/ingest/events.ts";
 import { DEDUP_WINDOW_MS } from "../../domain/ingest/rules.ts";
+import { LoopTurns } from "../_runtime/loop-turns.ts";
 import type { Fact } from "../_runtime/projection.ts";
 import { decodeForPrefix, messageNeedle } from "./decode.ts";
 
@@ -44,7 +45,8 @@ export type Derivation<R> = { row: Derive<R>; messagePrefix: string };
  * (identity properties, types added later) are skipped. A step holds whole facts and is closed
  * once it reaches `maxRows` rows, so memory stays flat; later steps see the earlier ones' writes.
  */
-export function planDerived<R extends DerivedRow>(facts: readonly Fact[], derivation: Derivation<R>, maxRows: number): Plan<R> {
+export async function planDerived<R extends DerivedRow>(facts: readonly Fact[], derivation: Derivation<R>, maxRows: number): Promise<Plan<R>> {
+  const turns = new LoopTurns();
   const plan: Plan<R> = { steps: [], months: new Set(), dedupDays: new Set(), maxReceivedMs: 0 };
   const needle = messageNeedle(derivation.messagePrefix);
   let open: OpenStep<R> | undefined;
@@ -53,6 +55,7 @@ export function planDerived<R extends DerivedRow>(facts: readonly Fact[], deriva
     open = undefined;
   };
   for (const fact of facts) {
+    await turns.after(fact.data.length);
     const decoded = decodeForPrefix(fact.data, needle);
     if (decoded.kind === "identity") {
       if (decoded.fact.type !== "UserClaimed") continue;
