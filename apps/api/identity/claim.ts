@@ -4,7 +4,7 @@ import { rememberClaim } from "../../../projections/app-users/claim-lookup.ts";
 import { projectAppIds } from "../../../projections/directory/catalog-queries.ts";
 import { countUserEvents } from "../../../projections/events/queries.ts";
 import { claimerOf } from "../../../projections/app-users/records.ts";
-import { ingestProjections, PROJECTIONS } from "../../../projections/registry.ts";
+import { ingestProjections } from "../../../projections/registry.ts";
 import type { ApiDeps } from "../deps.ts";
 import { appendIdentityFact, decideOnSubject, factHeader } from "./append.ts";
 import type { IdentityCaller } from "./caller.ts";
@@ -17,7 +17,6 @@ const COUNT_WAIT_MS = 2_000;
  * includes events the SDK sent just before the claim.
  */
 async function eventsCaughtUp(deps: ApiDeps): Promise<void> {
-  if (!PROJECTIONS.some((projection) => projection.name === "events")) return;
   const head = (await deps.log.jsm.streams.info(deps.log.names.stream("INGEST"))).state.last_seq;
   await deps.progress.waitFor(["events"], head, Math.min(COUNT_WAIT_MS, deps.config.readYourWritesTimeoutMs));
 }
