@@ -51,10 +51,27 @@ describe("ActivityFold", () => {
     fold.add(batch({ country_code: "DE" }, [{ timestamp: at(30), app_version: "2.0", locale: "de_DE", sdk_name: "swift", sdk_version: "2" }]));
     fold.add(batch({ country_code: "FR" }, [{ timestamp: at(10), app_version: "1.0", locale: "fr_FR", sdk_name: "swift", sdk_version: "1" }, { timestamp: at(40) }]));
     const user = fold.users.get(`${PROJECT}\nu`)!;
-    expect(user).toMatchObject({ first_seen_at: at(10), last_seen_at: at(40), country: { value: "FR", at: at(40) } });
+    expect(user).toMatchObject({ first_seen_at: at(10), last_seen_at: at(40), country: { value: "FR", at: "2024-05-01T00:00:00.000Z" } });
     expect(user.app_version).toEqual({ value: "2.0", at: at(30) });
     expect(user.locale).toEqual({ value: "de_DE", at: at(30) });
     expect(user.sdk).toEqual({ value: { name: "swift", version: "2" }, at: at(30) });
+  });
+
+  it("takes country and is_dev from the latest request, even one of older events", () => {
+    const fold = new ActivityFold((_, userId) => userId);
+    fold.add(batch({ country_code: "DE", received_at: at(50) }, [{ timestamp: at(45), is_dev: false }]));
+    fold.add(batch({ country_code: "FR", received_at: at(55) }, [{ timestamp: at(10), is_dev: true }]));
+    fold.add(batch({ country_code: null, received_at: at(58) }, [{ timestamp: at(12), is_dev: true }]));
+    const user = fold.users.get(`${PROJECT}\nu`)!;
+    expect(user.country).toEqual({ value: "FR", at: at(55) });
+    expect(user.is_dev).toEqual({ value: true, at: at(58) });
+  });
+
+  it("places an import's is_dev at its events' times, behind later requests", () => {
+    const fold = new ActivityFold((_, userId) => userId);
+    fold.add(batch({ received_at: at(50) }, [{ timestamp: at(45), is_dev: false }]));
+    fold.add(batch({ mode: "import", received_at: at(55) }, [{ timestamp: at(10), is_dev: true }]));
+    expect(fold.users.get(`${PROJECT}\nu`)!.is_dev).toEqual({ value: false, at: at(50) });
   });
 
   it("takes country and is_dev from client platforms only", () => {

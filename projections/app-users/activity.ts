@@ -3,7 +3,12 @@ import { isAnonymousId } from "../../domain/identity/events.ts";
 import { isStorableText } from "../../domain/shared/text.ts";
 import { derivedId } from "../../domain/shared/ids.ts";
 
-/** A value and the event time it was reported at; the later time wins, a tie goes to the later event. */
+/**
+ * A value and the time it was reported at; the later time wins, a tie goes to the later event.
+ * Values the SPEC ties to events carry the event time; country and `is_dev` belong to the
+ * request ("the latest ingest request", "last write wins") and carry its receipt time, so a batch
+ * of old events an SDK sends late still updates them.
+ */
 type Stamped<T> = { value: T; at: string } | null;
 
 /** Everything one projector batch segment says about one user: the row of a bulk upsert. */
@@ -69,6 +74,8 @@ export class ActivityFold {
     // Backend apps call from servers: their country says nothing about the user, and their
     // is_dev flag describes the server, not the device.
     const client = fact.platform !== "backend";
+    // An import places events in history: its is_dev counts at their times, before later requests.
+    const requestAt = fact.mode === "import" ? null : fact.received_at;
     for (const event of fact.events) {
       const at = event.timestamp;
       const supported = text(event.custom_attributes[SUPPORTED_LANGUAGES_ATTRIBUTE]);
@@ -78,8 +85,8 @@ export class ActivityFold {
       const user = this.#user(fact.project_id, this.resolve(fact.project_id, userId), at);
       if (at < user.first_seen_at) user.first_seen_at = at;
       if (at > user.last_seen_at) user.last_seen_at = at;
-      if (client && fact.country_code !== null) user.country = later(user.country, fact.country_code, at);
-      if (client) user.is_dev = later(user.is_dev, event.is_dev, at);
+      if (client && fact.country_code !== null) user.country = later(user.country, fact.country_code, requestAt ?? at);
+      if (client) user.is_dev = later(user.is_dev, event.is_dev, requestAt ?? at);
       const appVersion = text(event.app_version);
       if (appVersion !== null) user.app_version = later(user.app_version, appVersion, at);
       const sdkName = text(event.sdk_name);

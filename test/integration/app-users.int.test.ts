@@ -59,7 +59,7 @@ const user = async (userId: string) => {
 };
 
 describe("what ingest makes of a user", () => {
-  it("keeps first and last seen, the latest values by event time and one link per app", async () => {
+  it("keeps first and last seen, the latest values by event time, the country of the latest request and one link per app", async () => {
     const id = uid("alice");
     await post(
       apple,
@@ -83,7 +83,7 @@ describe("what ingest makes of a user", () => {
       last_sdk_version: "1.1.0",
       last_locale: "de_DE",
       last_preferred_language: "de",
-      last_country_code: "DE",
+      last_country_code: "FR",
       claimed_from: null,
       properties: {},
       is_dev: false,
@@ -95,7 +95,7 @@ describe("what ingest makes of a user", () => {
     expect(Date.parse(iosLink.last_seen_at) - Date.parse(iosLink.first_seen_at)).toBeGreaterThan(19 * MINUTE);
   });
 
-  it("never regresses a last_* value when an older batch arrives after a newer one", async () => {
+  it("keeps last_* event values when older events arrive later, while country and is_dev follow the latest request", async () => {
     const id = uid("late");
     await post(apple, [anEvent({ user_id: id, timestamp: ago(5 * MINUTE), app_version: "2.0", sdk_name: "swift", sdk_version: "2.0", locale: "fr_FR", is_dev: true })], {
       "cf-ipcountry": "FR",
@@ -105,7 +105,7 @@ describe("what ingest makes of a user", () => {
       "cf-ipcountry": "IT",
     });
     const found = await user(id);
-    expect(found).toMatchObject({ last_app_version: "2.0", last_sdk_version: "2.0", last_locale: "fr_FR", last_country_code: "FR", is_dev: true });
+    expect(found).toMatchObject({ last_app_version: "2.0", last_sdk_version: "2.0", last_locale: "fr_FR", last_country_code: "IT", is_dev: false });
     expect(Date.parse(found.first_seen_at)).toBeLessThan(Date.now() - 49 * MINUTE);
     expect(Date.parse(found.last_seen_at)).toBeGreaterThan(Date.now() - 6 * MINUTE);
   });
