@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { rateLimited } from "../../domain/shared/errors.ts";
+import { AppError, rateLimited } from "../../domain/shared/errors.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ApiDeps } from "./deps.ts";
 
@@ -76,4 +76,21 @@ export function enforceRateLimit(deps: ApiDeps, identity: string): void {
     bucketsByApi.set(deps, buckets);
   }
   if (!buckets.take(identity)) throw rateLimited("rate limit exceeded; retry after 1 second");
+}
+
+/**
+ * Resolves a rate-limited route's caller with `authenticate` and spends a token of its bucket.
+ * A request without a valid credential spends its address's token before it is refused, so a
+ * flood of missing or wrong keys meets 429 like any other caller.
+ */
+export async function limitedCaller<T>(deps: ApiDeps, request: FastifyRequest, authenticate: () => Promise<T>, identityOf: (caller: T) => string): Promise<T> {
+  let caller: T;
+  try {
+    caller = await authenticate();
+  } catch (error) {
+    if (error instanceof AppError && error.status === 401) enforceRateLimit(deps, rateLimitIdentity(null, request));
+    throw error;
+  }
+  enforceRateLimit(deps, identityOf(caller));
+  return caller;
 }

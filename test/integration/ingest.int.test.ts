@@ -304,6 +304,25 @@ describe("rate limit", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await send()).status).toBe(200);
   });
+
+  it("counts requests without a valid key against their address: 401 until its 100 tokens are spent, then 429", async () => {
+    const send = () => ingest(http, "svc_client_not-a-key", { bundle_id: "example.com", events: [] });
+    let refused: Awaited<ReturnType<typeof send>> | undefined;
+    let sent = 0;
+    while (!refused && sent < 1_000) {
+      const answers = await Promise.all(Array.from({ length: 50 }, send));
+      sent += answers.length;
+      refused = answers.find((answer) => answer.status === 429);
+      expect(answers.every((answer) => answer.status === 401 || answer.status === 429)).toBe(true);
+    }
+    expect(sent).toBeGreaterThanOrEqual(100);
+    expect(refused).toMatchObject({ status: 429, body: anError });
+    expect(refused!.headers.get("retry-after")).toBe("1");
+    // A valid key has its own bucket, and the address's refills.
+    expect((await post(apple, [])).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await send()).status).toBe(401);
+  });
 });
 
 describe("client_event_id dedup", () => {

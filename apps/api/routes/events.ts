@@ -9,7 +9,7 @@ import { checkKeyRule, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { limitSchema, parseInstant } from "../listing.ts";
-import { enforceRateLimit, rateLimitIdentity } from "../rate-limit.ts";
+import { limitedCaller, rateLimitIdentity } from "../rate-limit.ts";
 import { parse, uuid } from "../validation.ts";
 
 /** Any member may read events; keys need events:read. */
@@ -63,8 +63,7 @@ export function eventRoutes(deps: ApiDeps) {
    * belong to, whatever their role. Every call spends a rate-limit token.
    */
   async function viewerOf(request: FastifyRequest): Promise<Viewer> {
-    const caller = requirePrincipal(await callerOf(deps, request));
-    enforceRateLimit(deps, rateLimitIdentity(caller, request));
+    const caller = await limitedCaller(deps, request, async () => requirePrincipal(await callerOf(deps, request)), (principal) => rateLimitIdentity(principal, request));
     checkKeyRule(caller, READ_EVENTS);
     return caller.kind === "user" ? { kind: "member", userId: caller.userId } : { kind: "team", teamId: caller.teamId };
   }
