@@ -1,5 +1,5 @@
 import { invalid } from "../shared/errors.ts";
-import { isStorableText } from "../shared/text.ts";
+import { isStorableText, longerThan } from "../shared/text.ts";
 
 /** SPEC Limits: user properties. */
 export const MAX_PROPERTY_KEY_CHARS = 50;
@@ -33,11 +33,11 @@ export function readPropertyPatch(raw: unknown): PropertyPatch {
   const unset: string[] = [];
   for (const [key, value] of Object.entries(raw)) {
     if (key.length === 0) throw invalid("properties: keys must not be empty");
-    if (key.length > MAX_PROPERTY_KEY_CHARS) throw invalid(`properties: key ${JSON.stringify(key.slice(0, 60))} is longer than ${MAX_PROPERTY_KEY_CHARS} characters`);
+    if (longerThan(key, MAX_PROPERTY_KEY_CHARS)) throw invalid(`properties: key ${JSON.stringify(key.slice(0, 60))} is longer than ${MAX_PROPERTY_KEY_CHARS} characters`);
     if (!isStorableText(key)) throw invalid("properties: keys must not contain NUL or unpaired surrogate characters");
     if (typeof value !== "string") throw invalid(`properties.${key}: must be a string`);
     if (!isStorableText(value)) throw invalid(`properties.${key}: must not contain NUL or unpaired surrogate characters`);
-    if (value.length > MAX_PROPERTY_VALUE_CHARS) throw invalid(`properties.${key}: must be at most ${MAX_PROPERTY_VALUE_CHARS} characters`);
+    if (longerThan(value, MAX_PROPERTY_VALUE_CHARS)) throw invalid(`properties.${key}: must be at most ${MAX_PROPERTY_VALUE_CHARS} characters`);
     if (value === "") unset.push(key);
     else set.push([key, value]);
   }

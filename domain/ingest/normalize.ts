@@ -1,5 +1,5 @@
 import { timeOrderedId } from "../shared/ids.ts";
-import { isStorableText } from "../shared/text.ts";
+import { isStorableText, longerThan } from "../shared/text.ts";
 import type { IngestedEvent, IngestMode } from "./events.ts";
 import {
   LEVELS,
@@ -46,7 +46,7 @@ function normalize(raw: unknown, context: NormalizeContext): IngestedEvent {
   const message = raw.message;
   if (message === undefined || message === null) throw new Rejected("message is required");
   if (typeof message !== "string" || message.trim() === "") throw new Rejected("message must be a non-empty string");
-  if (message.length > MAX_MESSAGE_CHARS) throw new Rejected(`message must be at most ${MAX_MESSAGE_CHARS} characters`);
+  if (longerThan(message, MAX_MESSAGE_CHARS)) throw new Rejected(`message must be at most ${MAX_MESSAGE_CHARS} characters`);
   assertStorable(message, "message");
 
   const level = raw.level;
@@ -106,7 +106,7 @@ function uuidField(value: unknown, field: string): string {
 function optionalString(value: unknown, field: string): string | null {
   if (value === undefined || value === null || value === "") return null;
   if (typeof value !== "string") throw new Rejected(`${field} must be a string`);
-  if (value.length > MAX_FIELD_CHARS) throw new Rejected(`${field} must be at most ${MAX_FIELD_CHARS} characters`);
+  if (longerThan(value, MAX_FIELD_CHARS)) throw new Rejected(`${field} must be at most ${MAX_FIELD_CHARS} characters`);
   assertStorable(value, field);
   return value;
 }
@@ -207,7 +207,7 @@ function attributesOf(value: unknown): Record<string, string> {
   const keys = Object.keys(value);
   if (keys.length > MAX_ATTRIBUTES) throw new Rejected(`custom_attributes must have at most ${MAX_ATTRIBUTES} keys`);
   for (const key of keys) {
-    if (key.length === 0 || key.length > MAX_ATTRIBUTE_KEY_CHARS) {
+    if (key.length === 0 || longerThan(key, MAX_ATTRIBUTE_KEY_CHARS)) {
       throw new Rejected(`custom_attributes keys must be 1 to ${MAX_ATTRIBUTE_KEY_CHARS} characters`);
     }
     assertStorable(key, "custom_attributes keys");

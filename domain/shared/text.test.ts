@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isStorableText } from "./text.ts";
+import { isStorableText, longerThan } from "./text.ts";
 
 describe("isStorableText", () => {
   it("accepts ordinary text, emoji and other surrogate pairs", () => {
@@ -8,5 +8,17 @@ describe("isStorableText", () => {
 
   it("refuses NUL and unpaired surrogates", () => {
     for (const text of ["a\u0000b", "\ud800", "x\udc00", "💥".slice(0, 1), "\udc00\ud800"]) expect(isStorableText(text)).toBe(false);
+  });
+});
+
+describe("longerThan", () => {
+  it("counts code points: an emoji is one character", () => {
+    expect(longerThan("💥".repeat(150), 200)).toBe(false);
+    expect(longerThan("💥".repeat(200), 200)).toBe(false);
+    expect(longerThan("💥".repeat(201), 200)).toBe(true);
+    expect(longerThan("a".repeat(200), 200)).toBe(false);
+    expect(longerThan("a".repeat(201), 200)).toBe(true);
+    expect(longerThan(`${"a".repeat(199)}💥`, 200)).toBe(false);
+    expect(longerThan(`${"a".repeat(200)}💥`, 200)).toBe(true);
   });
 });

@@ -7,3 +7,23 @@ export function isStorableText(text: string): boolean {
   // Almost every string has neither: one cheap scan, the exact check only for the rest.
   return !SUSPECT.test(text) || !UNSTORABLE.test(text);
 }
+
+/**
+ * Whether `text` has more than `max` characters, counted as code points (an emoji is one, as a
+ * user counts it, not two UTF-16 units). Most strings are decided by their length alone.
+ */
+export function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  if (text.length > 2 * max) return true;
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
+    }
+    count += 1;
+    if (count > max) return true;
+  }
+  return false;
+}

@@ -208,6 +208,7 @@ describe("properties", () => {
       { ["k".repeat(51)]: "v" },
       { "": "v" },
       { key: "v".repeat(201) },
+      { key: "💥".repeat(201) },
       { key: 1 },
       { key: null },
       { key: { nested: "x" } },
@@ -223,6 +224,9 @@ describe("properties", () => {
     expect(await identity(http, apple.clientKey, "/properties", { user_id: known })).toMatchObject({ status: 400, body: anError });
     expect(await identity(http, apple.clientKey, "/properties", { properties: {} })).toMatchObject({ status: 400, body: anError });
     expect((await setProperties(known, { ["k".repeat(50)]: "v".repeat(200) })).status).toBe(200);
+    // Characters as a user counts them: an emoji is one, not two UTF-16 units.
+    expect((await setProperties(known, { ["🔑".repeat(50)]: "💥".repeat(200) })).status).toBe(200);
+    await setProperties(known, { ["🔑".repeat(50)]: "" });
 
     const fifty = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`p${i}`, String(i)]));
     expect(await setProperties(known, fifty)).toMatchObject({ status: 200 });
