@@ -1,17 +1,19 @@
 import { z } from "zod";
 import { invalid } from "../../domain/shared/errors.ts";
+import { parseDateOrDateTime, parseDateTime } from "../../domain/shared/instant.ts";
 
 const RELATIVE = /^(\d{1,6})(s|m|h|d|w)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
-/** `since`/`until`: relative (`30s`, `30m`, `1h`, `7d`, `1w`, meaning that long ago) or ISO 8601. */
+/**
+ * `since`/`until`: relative (`30s`, `30m`, `1h`, `7d`, `1w`, meaning that long ago) or ISO 8601,
+ * a date or a date-time; without a zone it is UTC, whatever the server's time zone.
+ */
 export function parseInstant(value: string, field: string, now = Date.now()): Date {
   const relative = RELATIVE.exec(value);
   if (relative) return new Date(now - Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS]);
-  if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
-    const parsed = Date.parse(value);
-    if (!Number.isNaN(parsed)) return new Date(parsed);
-  }
+  const parsed = parseDateOrDateTime(value);
+  if (!Number.isNaN(parsed)) return new Date(parsed);
   throw invalid(`${field}: must be a relative time like 30m, 1h, 7d or an ISO 8601 timestamp`);
 }
 
@@ -31,10 +33,11 @@ export type KeysetCursor = { timestamp: string; id: string };
 export function parseKeysetCursor(cursor: string | undefined): KeysetCursor | undefined {
   if (cursor === undefined) return undefined;
   const [timestamp, id, extra] = cursor.split("|");
-  if (!timestamp || !id || extra !== undefined || Number.isNaN(Date.parse(timestamp)) || !/^[0-9a-f-]{36}$/i.test(id)) {
+  const ms = timestamp ? parseDateTime(timestamp) : Number.NaN;
+  if (Number.isNaN(ms) || !id || extra !== undefined || !/^[0-9a-f-]{36}$/i.test(id)) {
     throw invalid("cursor: not a cursor returned by this list");
   }
-  return { timestamp: new Date(Date.parse(timestamp)).toISOString(), id };
+  return { timestamp: new Date(ms).toISOString(), id };
 }
 
 /** Cuts the extra row fetched to learn whether more exist and builds the page envelope. */

@@ -1,4 +1,5 @@
 import { timeOrderedId } from "../shared/ids.ts";
+import { digits, parseDateTime, realDate } from "../shared/instant.ts";
 import { isStorableText, longerThan } from "../shared/text.ts";
 import type { IngestedEvent, IngestMode } from "./events.ts";
 import {
@@ -24,9 +25,6 @@ export type Normalized = { ok: true; event: IngestedEvent } | { ok: false; reaso
 class Rejected {
   constructor(readonly reason: string) {}
 }
-
-// Date-time with an optional zone; a missing zone means UTC (never the server's local time).
-const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Validates one raw event and fills in what the server decides (id, default timestamp and
@@ -140,24 +138,6 @@ function timestampOf(value: unknown, { mode, nowMs }: NormalizeContext): { ms: n
   return { ms, iso: canonical ? (value as string) : null };
 }
 
-/** Epoch ms of any other ISO 8601 date-time (zone optional, meaning UTC), NaN when it is not one. */
-function parseDateTime(value: string): number {
-  const match = ISO_DATE_TIME.exec(value);
-  if (!match || !realDate(match[1]!) || digits(match[2]!, 0, 2) > 23) return Number.NaN;
-  return Date.parse(`${match[1]}T${match[2]}${match[3] ?? "Z"}`);
-}
-
-/** `YYYY-MM-DD` names a day that exists (Date.parse would roll Feb 30 over to March). */
-function realDate(date: string): boolean {
-  const year = digits(date, 0, 4);
-  const month = digits(date, 5, 2);
-  const day = digits(date, 8, 2);
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0);
-}
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 let canonicalMs = 0;
 
 /**
@@ -181,17 +161,6 @@ function isCanonical(value: string): boolean {
   canonicalMs = Date.UTC(year, month - 1, day, hour, minute, second, milli);
   // Date.UTC maps years 0-99 to 1900-1999; those are far outside every window anyway.
   return year >= 100;
-}
-
-/** The decimal number in `value[start, start + length)`, or -1 when a character is not a digit. */
-function digits(value: string, start: number, length: number): number {
-  let result = 0;
-  for (let i = start; i < start + length; i += 1) {
-    const code = value.charCodeAt(i) - 48;
-    if (code < 0 || code > 9) return -1;
-    result = result * 10 + code;
-  }
-  return result;
 }
 
 /**

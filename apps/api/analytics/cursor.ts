@@ -1,4 +1,5 @@
 import { invalid } from "../../../domain/shared/errors.ts";
+import { parseDateTime } from "../../../domain/shared/instant.ts";
 import type { ListCursor } from "../../../projections/metric-events/list-queries.ts";
 import { page } from "../listing.ts";
 import { uuid } from "../validation.ts";
@@ -7,7 +8,7 @@ import { uuid } from "../validation.ts";
 export function parseTimeCursor(value: string | undefined): ListCursor | undefined {
   if (value === undefined) return undefined;
   const [timestamp, id, extra] = value.split("|");
-  const ms = timestamp && /^\d{4}-\d{2}-\d{2}T/.test(timestamp) ? Date.parse(timestamp) : Number.NaN;
+  const ms = timestamp ? parseDateTime(timestamp) : Number.NaN;
   if (Number.isNaN(ms) || extra !== undefined || (id !== undefined && !uuid.safeParse(id).success)) {
     throw invalid("cursor: not a cursor returned by this list");
   }

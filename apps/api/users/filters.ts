@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { invalid } from "../../../domain/shared/errors.ts";
+import { parseDateTime } from "../../../domain/shared/instant.ts";
 import { BILLING_STATUSES, type AppUserRow, type BillingStatus, type UserCursor, type UserFilter } from "../../../projections/app-users/queries.ts";
 import { page, pageQuery, parseInstant, parseKeysetCursor } from "../listing.ts";
 import { parse } from "../validation.ts";
@@ -33,7 +34,7 @@ function cursorOf(value: string | undefined): UserCursor | undefined {
     const { timestamp, id } = parseKeysetCursor(value)!;
     return { lastSeenAt: timestamp, id };
   }
-  const ms = Date.parse(value);
+  const ms = parseDateTime(value);
   if (Number.isNaN(ms)) throw invalid("cursor: not a cursor returned by this list");
   // A bare timestamp means "seen before that instant": paired with the smallest id, the row
   // comparison excludes every row at the instant itself.
