@@ -10,7 +10,8 @@ export function parse<S extends z.ZodTypeAny>(schema: S, value: unknown, what = 
   throw invalid(`${field}: ${issue.message}`);
 }
 
-export const uuid = z.string().uuid();
+/** A UUID in any letter case, lower-cased: ids are compared as strings after parsing, and Postgres writes them lower-case. */
+export const uuid = z.string().uuid().transform((value) => value.toLowerCase());
 export const email = z
   .string()
   .trim()

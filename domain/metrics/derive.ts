@@ -57,6 +57,12 @@ export function parseDuration(value: string | undefined): number | null {
 const nonEmpty = (value: string | undefined): string | null => (value === undefined || value.trim() === "" ? null : value);
 
 /** The metric event an ingested event stands for, or null when its message is not a metric message. */
+/**
+ * A tracking id as stored and filtered: UUIDs, which clients compare case-insensitively, in lower
+ * case so a filter matches whatever case the SDK sent; any other id as it came.
+ */
+export const canonicalTrackingId = (value: string) => (UUID_PATTERN.test(value) ? value.toLowerCase() : value);
+
 export function metricEventOf(batch: EventsIngested, event: IngestedEvent): MetricEventRow | null {
   const parsed = parseMetricMessage(event.message);
   if (!parsed) return null;
@@ -74,8 +80,7 @@ export function metricEventOf(batch: EventsIngested, event: IngestedEvent): Metr
     api_key_id: batch.api_key_id,
     metric_slug: parsed.slug,
     phase: parsed.phase,
-    // UUIDs are compared case-insensitively by clients; store them in one case so filters match.
-    tracking_id: trackingId !== null && UUID_PATTERN.test(trackingId) ? trackingId.toLowerCase() : trackingId,
+    tracking_id: trackingId === null ? null : canonicalTrackingId(trackingId),
     duration_ms: parseDuration(custom[METRIC_ATTRIBUTES.durationMs]),
     error: nonEmpty(custom[METRIC_ATTRIBUTES.error]),
     attributes,

@@ -46,6 +46,8 @@ describe("metric definitions", () => {
     const teamWide = await http.get(`/v1/metrics?team_id=${owner.teamId}`, { token });
     expect(teamWide.body.metrics).toEqual(expect.arrayContaining([expect.objectContaining({ id: created.body.id, project_id: project.id })]));
     expect((await http.get("/v1/metrics", { token })).status).toBe(400);
+    // Ids are UUIDs, equal in any letter case.
+    expect((await http.get(`/v1/metrics?team_id=${owner.teamId.toUpperCase()}`, { token })).body).toEqual(teamWide.body);
 
     expect(await http.patch(`${base}/checkout`, {}, { token })).toMatchObject({ status: 400 });
     const patched = await http.patch(`${base}/checkout`, { description: "Orders placed", aggregation_rules: { p95: true } }, { token });
@@ -116,6 +118,7 @@ describe("funnel definitions", () => {
     expect((await http.get(`/v1/funnels/by-id/${created.body.id}`, { token })).body.steps).toEqual([steps[1]]);
     const listed = await http.get(`/v1/funnels?team_id=${owner.teamId}`, { token });
     expect(listed.body.funnels.map((f: { id: string }) => f.id)).toContain(created.body.id);
+    expect((await http.get(`/v1/funnels?team_id=${owner.teamId.toUpperCase()}`, { token })).body).toEqual(listed.body);
     expect(await http.delete(`${base}/purchase`, { token })).toMatchObject({ status: 200, body: { deleted: true } });
     expect((await http.get(`${base}/purchase`, { token })).status).toBe(404);
     expect((await http.post(base, { name: "Purchase 2", slug: "purchase", steps }, { token })).status).toBe(201);

@@ -282,12 +282,15 @@ describe("GET /metrics/:slug/events", () => {
     const ids = async (params: string) => (await list(`${WHOLE}&${params}`)).body.events.map((event: any) => event.timestamp);
     expect(await ids("phase=fail")).toEqual([at(D, 50), at(D, 29), at(D, 27, 30), at(D, 2, 10, 3)]);
     expect(await ids(`tracking_id=${T1}`)).toEqual([at(D, 1, 0, 5), at(D, 1)]);
+    // A UUID matches in any letter case, as clients compare them.
+    expect(await ids(`tracking_id=${T1.toUpperCase()}`)).toEqual([at(D, 1, 0, 5), at(D, 1)]);
     expect(await ids("user_id=u3")).toEqual([at(D, 27, 30), at(D, 27)]);
     expect(await ids("environment=macos")).toEqual([]);
     expect(await ids("data_mode=development")).toEqual([at(D, 1, 40), at(D, 1, 30)]);
     expect((await list(`${WHOLE}&data_mode=all`)).body.events).toHaveLength(13);
     const early = await list(`since=${new Date(D).toISOString()}&until=${at(D, 2)}`);
     expect(early.body.events.map((event: any) => event.timestamp)).toEqual([at(D, 1, 0, 5), at(D, 1)]);
+    expect(await list(`since=${at(D, 5)}&until=${at(D, 4)}`)).toMatchObject({ status: 400, body: anError });
   });
 
   it("pages through events that share a timestamp without losing any", async () => {

@@ -60,6 +60,6 @@ export function projectScope(
   now = Date.now(),
 ) {
   const window = retainedWindow(request.window, retentionDays(project, kind), now);
-  const appIds = window === null ? [] : request.appId === undefined ? [...apps] : apps.filter((id) => id === request.appId!.toLowerCase());
+  const appIds = window === null ? [] : request.appId === undefined ? [...apps] : apps.filter((id) => id === request.appId);
   return { projectId: project.id, appIds, dataMode: request.dataMode, ...(window ?? request.window) };
 }

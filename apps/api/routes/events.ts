@@ -26,7 +26,7 @@ const filterQuery = z.object({
     .refine((levels) => levels.every((level) => (LEVELS as readonly string[]).includes(level)), `must be one or more of ${LEVELS.join(", ")}`)
     .optional(),
   user_id: z.string().min(1).max(255).optional(),
-  session_id: uuid.transform((value) => value.toLowerCase()).optional(),
+  session_id: uuid.optional(),
   environment: z.enum(ENVIRONMENTS).optional(),
   screen_name: z.string().min(1).max(255).optional(),
   since: z.string().max(64).optional(),

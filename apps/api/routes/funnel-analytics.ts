@@ -54,7 +54,7 @@ export function funnelCompletionRoutes(deps: ApiDeps) {
     app.get("/completions/count", async (request) => {
       const caller = requirePrincipal(await callerOf(deps, request));
       const query = parse(z.object({ ...windowFields, ...scopeFields }), request.query, "query");
-      const teams = await visibleTeams(deps, caller, FUNNELS_READ, query.team_id?.toLowerCase());
+      const teams = await visibleTeams(deps, caller, FUNNELS_READ, query.team_id);
       if (teams.length === 0) return { count: 0, started: 0 };
       const asked = { window: requestedWindow(query, DEFAULT_SPAN_MS), dataMode: query.data_mode, appId: query.app_id };
       const projects = await projectsWithApps(deps, teams, query.project_id);

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { METRIC_GROUP_BYS } from "../../../domain/metrics/aggregation.ts";
-import { METRIC_PHASES } from "../../../domain/metrics/derive.ts";
+import { canonicalTrackingId, METRIC_PHASES } from "../../../domain/metrics/derive.ts";
 import { DAY_MS } from "../../../domain/analytics/window.ts";
-import { notFound } from "../../../domain/shared/errors.ts";
+import { invalid, notFound } from "../../../domain/shared/errors.ts";
 import { activeAppsOf } from "../../../projections/derived-events/apps.ts";
 import { metricBySlug } from "../../../projections/directory/definition-queries.ts";
 import { aggregateMetric } from "../../../projections/metric-events/aggregate.ts";
@@ -21,7 +21,7 @@ import { METRICS_READ } from "./metric-definitions.ts";
 const listQuery = z.object({
   ...windowFields,
   phase: z.enum(METRIC_PHASES).optional(),
-  tracking_id: textFilter,
+  tracking_id: textFilter.transform((value) => (value === undefined ? undefined : canonicalTrackingId(value))),
   user_id: textFilter,
   environment: environmentFilter,
   cursor: z.string().min(1).max(100).optional(),
@@ -61,8 +61,10 @@ export function metricAnalyticsRoutes(deps: ApiDeps) {
       const { project, slug, apps } = await metricOf(request, caller);
       const now = Date.now();
       const horizon = servedSince(project, "metrics", now);
-      const since = Math.max(horizon, query.since === undefined ? horizon : parseInstant(query.since, "since", now).getTime());
+      const asked = query.since === undefined ? undefined : parseInstant(query.since, "since", now);
       const until = query.until === undefined ? undefined : parseInstant(query.until, "until", now);
+      if (asked !== undefined && until !== undefined && asked.getTime() > until.getTime()) throw invalid("since: must not be after until");
+      const since = Math.max(horizon, asked?.getTime() ?? horizon);
       const rows = await listMetricEvents(
         deps.pool,
         {

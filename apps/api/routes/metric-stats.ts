@@ -51,7 +51,7 @@ export function teamMetricAnalyticsRoutes(deps: ApiDeps) {
     app.get("/metric-stats", async (request) => {
       const caller = requirePrincipal(await callerOf(deps, request));
       const query = parse(z.object({ ...windowFields, team_id: uuid }), request.query, "query");
-      const teams = await visibleTeams(deps, caller, METRICS_READ, query.team_id.toLowerCase());
+      const teams = await visibleTeams(deps, caller, METRICS_READ, query.team_id);
       if (teams.length === 0) return { stats: [] };
       const window = requestedWindow(query, DAY_MS);
       const definitions = await metricsOfTeams(deps.pool, teams);
@@ -69,7 +69,7 @@ export function teamMetricAnalyticsRoutes(deps: ApiDeps) {
     app.get("/metrics/completions/count", async (request) => {
       const caller = requirePrincipal(await callerOf(deps, request));
       const query = parse(z.object({ ...windowFields, ...scopeFields }), request.query, "query");
-      const teams = await visibleTeams(deps, caller, METRICS_READ, query.team_id?.toLowerCase());
+      const teams = await visibleTeams(deps, caller, METRICS_READ, query.team_id);
       if (teams.length === 0) return { count: 0, failed: 0 };
       const window = requestedWindow(query, DAY_MS);
       const definitions = await metricsOfTeams(deps.pool, teams);
