@@ -10,7 +10,7 @@ import { newId, timeOfId } from "../../domain/shared/ids.ts";
 import { append } from "../../streams/append.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen, ingest } from "../support/events.ts";
-import type { Client } from "../support/http.ts";
+import { spendUntilRefused, type Client } from "../support/http.ts";
 import { waitUntil } from "../support/processes.ts";
 import { runReplayCli } from "../support/replay.ts";
 import { startWithClient, startWithOwner, stopTestService, type TestService } from "../support/service.ts";
@@ -287,15 +287,7 @@ describe("rate limit", () => {
   it("answers 429 with Retry-After: 1 once the key's 100 tokens are spent, and recovers", async () => {
     const limited = await projectWithApp(http, owner.token, owner.teamId, { platform: "web", bundle_id: "example.com" });
     const send = () => ingest(http, limited.clientKey, { bundle_id: "example.com", events: [] });
-    let refused: Awaited<ReturnType<typeof send>> | undefined;
-    let sent = 0;
-    // Bursts of 50: far faster than the refill of 10 a second, so the bucket runs dry.
-    while (!refused && sent < 1_000) {
-      const answers = await Promise.all(Array.from({ length: 50 }, send));
-      sent += answers.length;
-      refused = answers.find((answer) => answer.status === 429);
-      expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
-    }
+    const { refused, sent } = await spendUntilRefused(send, [200]);
     expect(sent).toBeGreaterThanOrEqual(100);
     expect(refused).toMatchObject({ status: 429, body: anError });
     expect(refused!.headers.get("retry-after")).toBe("1");
@@ -307,14 +299,7 @@ describe("rate limit", () => {
 
   it("counts requests without a valid key against their address: 401 until its 100 tokens are spent, then 429", async () => {
     const send = () => ingest(http, "svc_client_not-a-key", { bundle_id: "example.com", events: [] });
-    let refused: Awaited<ReturnType<typeof send>> | undefined;
-    let sent = 0;
-    while (!refused && sent < 1_000) {
-      const answers = await Promise.all(Array.from({ length: 50 }, send));
-      sent += answers.length;
-      refused = answers.find((answer) => answer.status === 429);
-      expect(answers.every((answer) => answer.status === 401 || answer.status === 429)).toBe(true);
-    }
+    const { refused, sent } = await spendUntilRefused(send, [401]);
     expect(sent).toBeGreaterThanOrEqual(100);
     expect(refused).toMatchObject({ status: 429, body: anError });
     expect(refused!.headers.get("retry-after")).toBe("1");

@@ -37,3 +37,21 @@ export function client(baseUrl: string) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/**
+ * Sends bursts of 50 requests, far faster than a token bucket's refill of 10 a second, until one
+ * is answered 429; every answer must have one of `allowed` statuses (429 aside). Returns the
+ * refusal and how many requests it took, or no refusal after 1,000.
+ */
+export async function spendUntilRefused(send: () => Promise<HttpResponse>, allowed: readonly number[]) {
+  let refused: HttpResponse | undefined;
+  let sent = 0;
+  while (!refused && sent < 1_000) {
+    const answers = await Promise.all(Array.from({ length: 50 }, send));
+    sent += answers.length;
+    const unexpected = answers.find((answer) => answer.status !== 429 && !allowed.includes(answer.status));
+    if (unexpected) throw new Error(`unexpected answer ${unexpected.status}: ${JSON.stringify(unexpected.body)}`);
+    refused = answers.find((answer) => answer.status === 429);
+  }
+  return { refused, sent };
+}
