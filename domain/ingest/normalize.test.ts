@@ -88,7 +88,6 @@ describe("normalizeEvent", () => {
     ["attributes as a list", { ...valid, custom_attributes: [] }, "custom_attributes must be an object"],
     ["an empty attribute key", { ...valid, custom_attributes: { "": "x" } }, "custom_attributes keys must be 1 to 128 characters"],
     ["an environment of another platform", { ...valid, environment: "web" }, "environment must be one of ios, ipados, macos, watchos for apple apps"],
-    ["no environment on apple", { ...valid, environment: undefined }, "environment is required for apple apps (ios, ipados, macos, watchos)"],
     ["a string is_dev", { ...valid, is_dev: "true" }, "is_dev must be a boolean"],
     ["a date without time", { ...valid, timestamp: "2026-11-21" }, "timestamp must be an ISO 8601 date-time"],
     ["an epoch number", { ...valid, timestamp: NOW }, "timestamp must be an ISO 8601 date-time"],
@@ -120,6 +119,22 @@ describe("normalizeEvent", () => {
     expect(on("web")).toBe("web");
     expect(on("backend")).toBe("backend");
     expect(on("backend", "web")).toMatch(/must be one of backend/);
+  });
+
+  it("places an apple event without an environment by its device model, iOS when that says nothing", () => {
+    const on = (device_model?: string) => {
+      const result = normalizeEvent({ ...valid, environment: undefined, device_model }, apple);
+      return result.ok ? result.event.environment : result.reason;
+    };
+    expect([on("iPhone15,2"), on("iPad13,4"), on("Mac14,2"), on("iMac21,1"), on("Watch6,1"), on("Vision1,1"), on()]).toEqual([
+      "ios",
+      "ipados",
+      "macos",
+      "macos",
+      "watchos",
+      "ios",
+      "ios",
+    ]);
   });
 
   it("keeps string attributes truncated to 200 characters and turns other values into strings", () => {

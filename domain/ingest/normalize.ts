@@ -69,7 +69,7 @@ function normalize(raw: unknown, context: NormalizeContext): IngestedEvent {
     message,
     screen_name: optionalString(raw.screen_name, "screen_name"),
     custom_attributes: attributesOf(raw.custom_attributes),
-    environment: environmentOf(raw.environment, context.platform),
+    environment: environmentOf(raw.environment, context.platform, raw.device_model),
     os_version: optionalString(raw.os_version, "os_version"),
     app_version: optionalString(raw.app_version, "app_version"),
     sdk_name: optionalString(raw.sdk_name, "sdk_name"),
@@ -109,12 +109,17 @@ function optionalString(value: unknown, field: string): string | null {
   return value;
 }
 
-function environmentOf(value: unknown, platform: Platform): Environment {
+/** Apple device identifiers (`iPhone15,2`, `iPad13,4`, `Mac14,2`, `Watch6,1`) name their family. */
+const APPLE_FAMILIES: [string, Environment][] = [["ipad", "ipados"], ["mac", "macos"], ["imac", "macos"], ["watch", "watchos"]];
+
+function environmentOf(value: unknown, platform: Platform, deviceModel: unknown): Environment {
   const allowed = PLATFORM_ENVIRONMENTS[platform];
   if (value === undefined || value === null || value === "") {
-    // A platform with a single environment implies it; an apple app must say which device family.
+    // The field is optional: a platform with a single environment implies it, and an apple event
+    // is placed by its device model, iOS (by far the most common) when that says nothing.
     if (allowed.length === 1) return allowed[0]!;
-    throw new Rejected(`environment is required for ${platform} apps (${allowed.join(", ")})`);
+    const model = typeof deviceModel === "string" ? deviceModel.toLowerCase() : "";
+    return APPLE_FAMILIES.find(([prefix]) => model.startsWith(prefix))?.[1] ?? "ios";
   }
   if (!allowed.includes(value as Environment)) throw new Rejected(`environment must be one of ${allowed.join(", ")} for ${platform} apps`);
   return value as Environment;

@@ -144,6 +144,15 @@ describe("accepting events", () => {
     expect(Date.parse(stored.timestamp)).toBeLessThanOrEqual(Date.now() + 1_000);
   });
 
+  it("keeps an apple event that names only the required fields, placed by its device model", async () => {
+    const sessionId = randomUUID();
+    const required = { message: "launch", level: "info", session_id: sessionId };
+    const response = await post(apple, [required, { ...required, device_model: "iPad13,4" }]);
+    expect(response.body).toEqual({ accepted: 2, rejected: 0 });
+    const stored = await storedEvents(apple, 2, `&session_id=${sessionId}`);
+    expect(stored.map((event) => event.environment).sort()).toEqual(["ios", "ipados"]);
+  });
+
   it("accepts an empty batch without appending anything", async () => {
     expect((await post(apple, [])).body).toEqual({ accepted: 0, rejected: 0 });
   });
@@ -168,7 +177,6 @@ describe("per-event validation", () => {
       [anEvent({ custom_attributes: ["a"] }), /custom_attributes must be an object/],
       [anEvent({ custom_attributes: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, "v"])) }), /at most 100 keys/],
       [anEvent({ environment: "android" }), /environment must be one of ios, ipados, macos, watchos for apple apps/],
-      [{ ...anEvent(), environment: undefined }, /environment is required for apple apps/],
       [anEvent({ is_dev: "yes" }), /is_dev must be a boolean/],
       [anEvent({ timestamp: "yesterday" }), /timestamp must be an ISO 8601 date-time/],
       [anEvent({ timestamp: new Date(now + 10 * 60_000).toISOString() }), /more than 5 minutes in the future/],
