@@ -91,6 +91,7 @@ async function applyInTransaction(
           insert into public.parked_facts (projection, generation, seq, subject, error, data)
           values (${projection.name}, ${generation}, ${fact.seq}, ${fact.subject}, ${String((error as Error).message)}, ${sql.binary(Buffer.from(fact.data))})
           on conflict do nothing`);
+        await projection.parked?.(tx, fact);
       }
     }
   }

@@ -16,6 +16,12 @@ export type Projection = {
   /** Most facts applied in one transaction (default 2,000); lower it for facts that carry many rows. */
   maxBatch?: number;
   apply: (tx: DatabaseTransactionConnection, facts: Fact[]) => Promise<void>;
+  /**
+   * What the read model records of a fact it could not apply, which the runtime parked: a read
+   * model that versions aggregates must still count the fact, or every later command on that
+   * aggregate would expect a version the log has already moved past.
+   */
+  parked?: (tx: DatabaseTransactionConnection, fact: Fact) => Promise<void>;
 };
 
 export function generationSchema(projection: string, generation: number): string {

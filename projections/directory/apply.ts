@@ -121,6 +121,10 @@ async function applyEnvelope(tx: DatabaseTransactionConnection, fact: Fact, enve
   for (const event of envelope.events) await applyEvent({ tx, at: envelope.at }, event);
   // The aggregate's version moves in the same transaction as its rows: a command that reads the
   // version first and the rows second can never decide on rows older than the version it expects.
+  await recordVersion(tx, fact);
+}
+
+async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
   await tx.query(sql.unsafe`
     insert into aggregate_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
     on conflict (subject) do update set last_seq = excluded.last_seq`);
@@ -133,4 +137,6 @@ export const directoryProjection: Projection = {
   apply: async (tx, facts) => {
     for (const fact of facts) await applyEnvelope(tx, fact, decodeDomainEnvelope(fact.data));
   },
+  // A parked fact still takes its place in the aggregate's history, so commands can go on.
+  parked: recordVersion,
 };

@@ -281,3 +281,33 @@ describe("funnel validation", () => {
     expect(twenty.body.steps).toEqual(stepsOf(20));
   });
 });
+
+describe("text Postgres cannot store", () => {
+  it("answers 400 to a NUL or an unpaired surrogate anywhere in a body, and the team's next writes go through", async () => {
+    const project = await createProject(http, owner.token, owner.teamId);
+    const metrics = `/v1/projects/${project.id}/metrics`;
+    const funnels = `/v1/projects/${project.id}/funnels`;
+    const raw = (path: string, json: string, method = "POST") =>
+      http.call(method, path, { rawBody: json, token: owner.token, headers: { "content-type": "application/json" } });
+    expect(await raw(metrics, '{"name":"n","slug":"nul","description":"a\\u0000b"}')).toMatchObject({ status: 400, body: { error: "body.description: must not contain NUL characters or unpaired UTF-16 surrogates" } });
+    expect(await raw(metrics, '{"name":"u\\ud800","slug":"surrogate"}')).toMatchObject({ status: 400, body: anError });
+    expect(await raw(funnels, '{"name":"f","slug":"f","steps":[{"name":"s","event_filter":{"step_name":"a\\u0000"}}]}')).toMatchObject({ status: 400, body: anError });
+    expect(await raw(`/v1/teams/${owner.teamId}`, '{"name":"T\\u0000"}', "PATCH")).toMatchObject({ status: 400, body: anError });
+    // Escaped text that only looks alike, and a paired surrogate (an emoji), are ordinary text.
+    const fine = await raw(metrics, '{"name":"ok \\\\u0000 \\ud83d\\udca5","slug":"fine"}');
+    expect(fine).toMatchObject({ status: 201, body: { name: "ok \\u0000 💥", slug: "fine" } });
+    expect((await http.get(`${metrics}/nul`, { token: owner.token })).status).toBe(404);
+    expect((await http.post(metrics, { name: "After", slug: "after" }, { token: owner.token })).status).toBe(201);
+  });
+
+  it("goes on taking a team's commands after a fact on its subject was parked as unappliable", async () => {
+    const created = await http.post("/v1/teams", { name: "Parked", slug: `parked-${randomUUID().slice(0, 8)}` }, { token: owner.token });
+    expect(created.status).toBe(201);
+    const teamId: string = created.body.id;
+    const subject = service.log.names.aggregateSubject("team", teamId);
+    await service.log.js.publish(subject, "not a domain envelope", { msgID: randomUUID() });
+    const renamed = await http.patch(`/v1/teams/${teamId}`, { name: "Parked, then renamed" }, { token: owner.token });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect((await http.get(`/v1/teams/${teamId}`, { token: owner.token })).body).toMatchObject({ name: "Parked, then renamed" });
+  });
+});

@@ -110,6 +110,8 @@ async function appendPoison(data: string): Promise<void> {
   const subject = log.names.aggregateSubject("user", newId());
   const ack = await log.js.publish(subject, data, { msgID: newId() });
   poisonSeqs.push({ seq: ack.seq, subject });
+  // A parked fact still counts in its aggregate's version.
+  lastSeqBySubject.set(subject, ack.seq);
 }
 
 async function checkpoints(): Promise<Record<string, number>> {
