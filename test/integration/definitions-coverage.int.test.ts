@@ -282,6 +282,19 @@ describe("funnel validation", () => {
   });
 });
 
+describe("definition limits that match derived events", () => {
+  it("takes slugs of up to 100 characters and step filters of up to 255, as metric and step events may carry", async () => {
+    const project = await createProject(http, owner.token, owner.teamId);
+    const post = (kind: string, body: unknown) => http.post(`/v1/projects/${project.id}/${kind}`, body, { token: owner.token });
+    expect((await post("metrics", { name: "Long", slug: "m".repeat(100) })).status).toBe(201);
+    expect(await post("metrics", { name: "Longer", slug: "m".repeat(101) })).toMatchObject({ status: 400, body: anError });
+    const steps = [{ name: "Long", event_filter: { step_name: "s".repeat(255), screen_name: "c".repeat(255) } }];
+    expect((await post("funnels", { name: "Long", slug: "f".repeat(100), steps })).status).toBe(201);
+    const tooLong = [{ name: "Longer", event_filter: { step_name: "s".repeat(256) } }];
+    expect(await post("funnels", { name: "Longer", slug: "longer", steps: tooLong })).toMatchObject({ status: 400, body: anError });
+  });
+});
+
 describe("text Postgres cannot store", () => {
   it("answers 400 to a NUL or an unpaired surrogate anywhere in a body, and the team's next writes go through", async () => {
     const project = await createProject(http, owner.token, owner.teamId);

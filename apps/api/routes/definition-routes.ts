@@ -13,7 +13,7 @@ import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 
-export const definitionSlug = z.string().min(1).max(60).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$");
+export const definitionSlug = z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$");
 
 type Row = { id: string; slug: string } & Record<string, unknown>;
 type Scope = { teamId: string; projectId: string };

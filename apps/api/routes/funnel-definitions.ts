@@ -9,7 +9,7 @@ export const FUNNELS_READ: Rule = { permission: "funnels:read", role: "member" }
 
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(2_000).nullable();
-const filterValue = z.string().min(1).max(200).optional();
+const filterValue = z.string().min(1).max(255).optional();
 const steps = z
   .array(
     z.object({
