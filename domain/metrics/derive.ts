@@ -56,13 +56,13 @@ export function parseDuration(value: string | undefined): number | null {
 
 const nonEmpty = (value: string | undefined): string | null => (value === undefined || value.trim() === "" ? null : value);
 
-/** The metric event an ingested event stands for, or null when its message is not a metric message. */
 /**
  * A tracking id as stored and filtered: UUIDs, which clients compare case-insensitively, in lower
  * case so a filter matches whatever case the SDK sent; any other id as it came.
  */
 export const canonicalTrackingId = (value: string) => (UUID_PATTERN.test(value) ? value.toLowerCase() : value);
 
+/** The metric event an ingested event stands for, or null when its message is not a metric message. */
 export function metricEventOf(batch: EventsIngested, event: IngestedEvent): MetricEventRow | null {
   const parsed = parseMetricMessage(event.message);
   if (!parsed) return null;
