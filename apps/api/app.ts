@@ -3,7 +3,7 @@ import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ApiDeps } from "./deps.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
-import { refuseUnstorableJson } from "./plugins/json-body.ts";
+import { refuseUnstorableInput } from "./plugins/storable-input.ts";
 import { allAppUserRoutes, appUserRoutes } from "./routes/app-users.ts";
 import { appRoutes } from "./routes/apps.ts";
 import { auditLogRoutes } from "./routes/audit-logs.ts";
@@ -44,7 +44,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(cookie);
   registerErrorHandling(app);
-  refuseUnstorableJson(app);
+  refuseUnstorableInput(app);
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: "/v1/auth" });
   await app.register(keyRoutes(deps), { prefix: "/v1/auth/keys" });

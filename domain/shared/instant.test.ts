@@ -7,6 +7,7 @@ describe("parseDateTime", () => {
     expect(parseDateTime("2024-02-01 10:30")).toBe(Date.UTC(2024, 1, 1, 10, 30));
     expect(parseDateTime("2024-02-01T10:30:00+02:00")).toBe(Date.UTC(2024, 1, 1, 8, 30));
     expect(parseDateTime("2024-02-01T10:30:00.123Z")).toBe(Date.UTC(2024, 1, 1, 10, 30, 0, 123));
+    expect(parseDateTime("2024-02-01T10:30:00.1234567890123Z")).toBe(Date.UTC(2024, 1, 1, 10, 30, 0, 123));
   });
 
   it("refuses times that do not exist instead of rolling them over", () => {

@@ -198,6 +198,8 @@ describe("listing", () => {
     expect(userIds(await list(`data_mode=all&search=user_${tag}_1`)).sort()).toEqual([ids[1], ids[10], ids[11]].sort());
     expect(userIds(await list(`data_mode=all&search=${tag.toUpperCase()}`))).toHaveLength(12);
     expect(userIds(await list(`data_mode=all&search=${encodeURIComponent("%")}`))).toEqual([]);
+    const nul = await http.get(`/v1/app-users?project_id=${projectId}&search=a%00`, { token: owner.token });
+    expect(nul).toMatchObject({ status: 400, body: { error: "query.search: must not contain NUL characters or unpaired UTF-16 surrogates" } });
   });
 
   it("filters by is_anonymous", async () => {

@@ -234,7 +234,7 @@ describe("GET /metrics/:slug/query", () => {
   it("defaults to the last 24 hours and rejects bad input with 400", async () => {
     expect(await aggregation("")).toMatchObject({ total_count: 0 });
     expect(await aggregation("since=5d")).toMatchObject({ total_count: 11 });
-    for (const bad of ["group_by=time:month", "data_mode=prod", "since=yesterday", `since=${at(D, 5)}&until=${at(D, 4)}`, "app_id=nope", "environment=symbian"]) {
+    for (const bad of ["group_by=time:month", "data_mode=prod", "since=yesterday", `since=${at(D, 5)}&until=${at(D, 4)}`, "app_id=nope", "environment=symbian", "app_version=1%00"]) {
       expect(await query("checkout", bad), bad).toMatchObject({ status: 400, body: anError });
     }
     expect(await query("unknown", WHOLE)).toMatchObject({ status: 404, body: anError });

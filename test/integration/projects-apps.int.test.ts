@@ -164,11 +164,13 @@ describe("apps", () => {
     });
     const backend = await createApp(http, owner.token, project.id, { platform: "backend", bundle_id: "ignored" });
     expect(backend.bundle_id).toBeNull();
+    expect((await createApp(http, owner.token, project.id, { platform: "backend", bundle_id: "" })).bundle_id).toBeNull();
     const whoami = await http.get("/v1/auth/whoami", { token: apple.client_secret });
     expect(whoami.body).toMatchObject({ type: "api_key", key_type: "client", permissions: ["events:write", "users:write"] });
 
     const post = (body: Record<string, unknown>) => http.post("/v1/apps", body, { token: owner.token });
     expect(await post({ name: "A", platform: "android", project_id: project.id })).toMatchObject({ status: 400, body: anError });
+    expect(await post({ name: "A", platform: "web", project_id: project.id, bundle_id: " " })).toMatchObject({ status: 400, body: { error: "bundle_id: required for web apps" } });
     expect(await post({ name: "A", platform: "symbian", project_id: project.id, bundle_id: "x" })).toMatchObject({ status: 400 });
     expect(await post({ name: "A", platform: "web", project_id: crypto.randomUUID(), bundle_id: "x" })).toMatchObject({ status: 404 });
     const listed = await http.get(`/v1/apps?team_id=${owner.teamId}`, { token: owner.token });

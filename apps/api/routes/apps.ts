@@ -21,7 +21,8 @@ const createBody = z.object({
   name,
   platform: z.enum(PLATFORMS),
   project_id: uuid,
-  bundle_id: z.string().trim().min(1).max(255).nullable().optional(),
+  // Empty means none: required (400) for client platforms below, ignored for backend apps.
+  bundle_id: z.string().trim().max(255).nullable().optional().transform((value) => (value === "" ? null : value)),
 });
 const IMMUTABLE = ["platform", "bundle_id", "project_id", "team_id", "client_secret"] as const;
 const idParams = z.object({ id: uuid });

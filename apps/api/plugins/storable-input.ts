@@ -5,14 +5,21 @@ import { isStorableText } from "../../../domain/shared/text.ts";
 // In JSON text a NUL or a UTF-16 surrogate can only arrive escaped; other bodies skip the walk.
 const ESCAPED_SUSPECT = /\\u(?:0000|d[89a-f])/i;
 
+const refusal = (path: string) => invalid(`${path}: must not contain NUL characters or unpaired UTF-16 surrogates`);
+
 /**
- * Replaces the default JSON body parser (same protection against prototype poisoning) with one
- * that refuses a NUL character or an unpaired surrogate anywhere in the body with a 400. Postgres
- * text and jsonb cannot hold them: a command carrying one would be accepted into the log and then
- * fail in every read model. Ingest and import install their own parser and reject such events one
- * by one instead.
+ * Refuses, with a 400, a NUL character or an unpaired surrogate anywhere in a request's query,
+ * path parameters or JSON body. Postgres text and jsonb cannot hold them: a filter carrying one
+ * fails its query, and a command carrying one would be accepted into the log and then fail in
+ * every read model. The JSON parser keeps the default one's protection against prototype
+ * poisoning. Ingest and import install their own body parser and reject such events one by one.
  */
-export function refuseUnstorableJson(app: FastifyInstance): void {
+export function refuseUnstorableInput(app: FastifyInstance): void {
+  app.addHook("preValidation", async (request) => {
+    const path = unstorablePath(request.query, "query") ?? unstorablePath(request.params, "params");
+    if (path !== null) throw refusal(path);
+  });
+
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
@@ -20,7 +27,7 @@ export function refuseUnstorableJson(app: FastifyInstance): void {
     parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);
       const path = ESCAPED_SUSPECT.test(text) ? unstorablePath(value, "body") : null;
-      if (path !== null) return done(invalid(`${path}: must not contain NUL characters or unpaired UTF-16 surrogates`), undefined);
+      if (path !== null) return done(refusal(path), undefined);
       done(null, value);
     });
   });
