@@ -88,3 +88,22 @@ it("runs the projectors in a supervised child process and stops both on SIGTERM"
   expect((await parent.exited).code).toBe(0);
   await waitUntil("the projector child to stop with its parent", () => !alive(replacement), 10_000, 100);
 });
+
+it("does not leave a projector child behind when the parent is killed while the child is still starting", { timeout: 120_000 }, async () => {
+  const port = await freePort();
+  parent = spawnBuilt("apps/main.ts", { ...serviceEnv(config!), PORT: String(port), HOST: "127.0.0.1" });
+  const first = await waitUntil("the projector child", () => projectorChildOf(parent!.pid), 60_000);
+  process.kill(first, "SIGKILL");
+  // The replacement is killed as soon as it exists: its parent dies before it has finished loading.
+  const replacement = await waitUntil(
+    "a new projector child",
+    async () => {
+      const child = await projectorChildOf(parent!.pid);
+      return child !== first && child;
+    },
+    20_000,
+    5,
+  );
+  await parent.stop("SIGKILL");
+  await waitUntil("the orphaned projector child to stop", () => !alive(replacement), 15_000, 100);
+});
