@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ApiDeps } from "./deps.ts";
+import { dropEmptyQueryParameters } from "./plugins/empty-query.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { refuseUnstorableInput } from "./plugins/storable-input.ts";
 import { allAppUserRoutes, appUserRoutes } from "./routes/app-users.ts";
@@ -45,6 +46,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(cookie);
   registerErrorHandling(app);
   refuseUnstorableInput(app);
+  dropEmptyQueryParameters(app);
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: "/v1/auth" });
   await app.register(keyRoutes(deps), { prefix: "/v1/auth/keys" });

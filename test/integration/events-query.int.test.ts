@@ -119,6 +119,10 @@ describe("GET /v1/events filters", () => {
     expect(await list("")).toEqual(expected(() => true));
   });
 
+  it("takes an empty parameter as an absent one", async () => {
+    expect(await list("environment=&user_id=&level=&since=&data_mode=&cursor=&order=")).toEqual(expected(() => true));
+  });
+
   it("narrows by team, project and app; a team the caller is not in gives an empty list", async () => {
     expect(await list(`team_id=${owner.teamId}`)).toEqual(expected(() => true));
     expect(await list(`team_id=${outsider.teamId}`)).toEqual([]);
