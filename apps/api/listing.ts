@@ -17,6 +17,17 @@ export function parseInstant(value: string, field: string, now = Date.now()): Da
   throw invalid(`${field}: must be a relative time like 30m, 1h, 7d or an ISO 8601 timestamp`);
 }
 
+/**
+ * The `since`/`until` of a list, each optional; both read against the same `now`.
+ * @throws AppError 400 for an unreadable time or a window that ends before it starts
+ */
+export function parseBounds(query: { since?: string; until?: string }, now = Date.now()): { since?: Date; until?: Date } {
+  const since = query.since === undefined ? undefined : parseInstant(query.since, "since", now);
+  const until = query.until === undefined ? undefined : parseInstant(query.until, "until", now);
+  if (since !== undefined && until !== undefined && since.getTime() > until.getTime()) throw invalid("since: must not be after until");
+  return { since, until };
+}
+
 export const limitSchema = z.coerce.number().int().min(1).max(200).default(50);
 
 /** The common list query: `cursor`, `limit` (1-200, default 50), `since`, `until`. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { invalid } from "../../domain/shared/errors.ts";
+import { longerThan } from "../../domain/shared/text.ts";
 
 /** Parses request input with a zod schema. @throws AppError 400 naming the first bad field */
 export function parse<S extends z.ZodTypeAny>(schema: S, value: unknown, what = "body"): z.infer<S> {
@@ -9,6 +10,12 @@ export function parse<S extends z.ZodTypeAny>(schema: S, value: unknown, what = 
   const field = issue.path.length > 0 ? issue.path.join(".") : what;
   throw invalid(`${field}: ${issue.message}`);
 }
+
+/**
+ * Text of 1 to `max` characters counted as code points, as ingest counts them: a value an event
+ * may carry (a user id, a screen name) can always be named in a filter or an identity call.
+ */
+export const chars = (max: number) => z.string().min(1).refine((value) => !longerThan(value, max), `must be at most ${max} characters`);
 
 /** A UUID in any letter case, lower-cased: ids are compared as strings after parsing, and Postgres writes them lower-case. */
 export const uuid = z.string().uuid().transform((value) => value.toLowerCase());

@@ -1,4 +1,5 @@
 import type { EventsIngested, IngestedEvent } from "../ingest/events.ts";
+import { longerThan } from "../shared/text.ts";
 
 /** Step names longer than this are not steps: every stored value must fit an index entry. */
 const MAX_STEP_NAME_CHARS = 255;
@@ -26,7 +27,7 @@ export type FunnelEventRow = {
 export function parseStepMessage(message: string): string | null {
   if (!message.startsWith("step:")) return null;
   const name = message.slice(5);
-  return name.length > 0 && name.length <= MAX_STEP_NAME_CHARS ? name : null;
+  return name.length > 0 && !longerThan(name, MAX_STEP_NAME_CHARS) ? name : null;
 }
 
 /** The funnel event an ingested event stands for, or null when it is not a step call. */

@@ -255,7 +255,7 @@ describe("listing", () => {
   });
 
   it("rejects malformed filters with 400", async () => {
-    for (const query of ["is_anonymous=yes", "billing_status=gold", "data_mode=dev", "limit=0", "limit=201", "cursor=nope", "since=yesterday", "app_id=x"]) {
+    for (const query of ["is_anonymous=yes", "billing_status=gold", "data_mode=dev", "limit=0", "limit=201", "cursor=nope", "since=yesterday", "since=1h&until=2h", "app_id=x"]) {
       const response = await http.get(`/v1/app-users?${query}`, { token: owner.token });
       expect(response, query).toMatchObject({ status: 400, body: anError });
     }

@@ -305,6 +305,7 @@ describe("parameters", () => {
     "until=2024-13-45",
     "since=2024-02-30",
     "user_id=a%00b",
+    "since=1h&until=2h",
     "screen_name=%00",
     "until=2024-02-30T10:00:00Z",
     "cursor=nonsense",

@@ -227,6 +227,8 @@ describe("properties", () => {
     // Characters as a user counts them: an emoji is one, not two UTF-16 units.
     expect((await setProperties(known, { ["🔑".repeat(50)]: "💥".repeat(200) })).status).toBe(200);
     await setProperties(known, { ["🔑".repeat(50)]: "" });
+    // A user id counts its characters as ingest does: 200 emoji are 400 UTF-16 units but fit 255.
+    expect((await identity(http, apple.clientKey, "/properties", { user_id: "🙂".repeat(200), properties: { a: "b" } })).status).toBe(200);
 
     const fifty = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`p${i}`, String(i)]));
     expect(await setProperties(known, fifty)).toMatchObject({ status: 200 });

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { DATA_MODES, retainedWindow, retentionHorizon, type DataMode, type TimeWindow } from "../../../domain/analytics/window.ts";
-import { ENVIRONMENTS } from "../../../domain/ingest/rules.ts";
+import { ENVIRONMENTS, MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
 import { DEFAULTS } from "../../../domain/projects/settings.ts";
 import { invalid } from "../../../domain/shared/errors.ts";
 import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
 import type { ProjectRow } from "../../../projections/directory/catalog-queries.ts";
-import { parseInstant } from "../listing.ts";
-import { uuid } from "../validation.ts";
+import { parseBounds } from "../listing.ts";
+import { chars, uuid } from "../validation.ts";
 
 /** `:projectId` and `:slug` of a metric or funnel query (slugs as long as a metric message allows). */
 export const definitionParams = z.object({ projectId: uuid, slug: z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") });
@@ -19,7 +19,7 @@ export const windowFields = {
 };
 
 /** A free-text filter value (app version, device model, user id...). */
-export const textFilter = z.string().min(1).max(255).optional();
+export const textFilter = chars(MAX_FIELD_CHARS).optional();
 export const environmentFilter = z.enum(ENVIRONMENTS).optional();
 
 /** The narrowing of the cross-project routes. */
@@ -30,8 +30,9 @@ export const scopeFields = { team_id: uuid.optional(), project_id: uuid.optional
  * @throws AppError 400 for an unreadable time or a window that ends before it starts
  */
 export function requestedWindow(query: { since?: string; until?: string }, defaultSpanMs: number, now = Date.now()): TimeWindow {
-  const since = query.since === undefined ? new Date(now - defaultSpanMs) : parseInstant(query.since, "since", now);
-  const until = query.until === undefined ? new Date(now) : parseInstant(query.until, "until", now);
+  const bounds = parseBounds(query, now);
+  const since = bounds.since ?? new Date(now - defaultSpanMs);
+  const until = bounds.until ?? new Date(now);
   if (since.getTime() > until.getTime()) throw invalid("since: must not be after until");
   return { since, until };
 }

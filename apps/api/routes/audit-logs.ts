@@ -6,7 +6,7 @@ import { listAuditLogs } from "../../../projections/audit/queries.ts";
 import { memberRole } from "../../../projections/directory/queries.ts";
 import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { page, pageQuery, parseInstant, parseKeysetCursor } from "../listing.ts";
+import { page, pageQuery, parseBounds, parseKeysetCursor } from "../listing.ts";
 import { parse, uuid } from "../validation.ts";
 
 const auditQuery = pageQuery.extend({
@@ -37,8 +37,7 @@ export function auditLogRoutes(deps: ApiDeps) {
         resourceId: query.resource_id,
         actorId: query.actor_id,
         action: query.action,
-        since: query.since === undefined ? undefined : parseInstant(query.since, "since"),
-        until: query.until === undefined ? undefined : parseInstant(query.until, "until"),
+        ...parseBounds(query),
         after: parseKeysetCursor(query.cursor),
         limit: query.limit,
       });

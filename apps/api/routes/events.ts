@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { ENVIRONMENTS, LEVELS } from "../../../domain/ingest/rules.ts";
+import { ENVIRONMENTS, LEVELS, MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { timeOfId } from "../../../domain/shared/ids.ts";
 import { countEvents, eventById, listEvents, type EventFilter, type Viewer } from "../../../projections/events/queries.ts";
@@ -8,9 +8,9 @@ import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
 import { checkKeyRule, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { limitSchema, parseInstant } from "../listing.ts";
+import { limitSchema, parseBounds } from "../listing.ts";
 import { limitedCaller, rateLimitIdentity } from "../rate-limit.ts";
-import { parse, uuid } from "../validation.ts";
+import { chars, parse, uuid } from "../validation.ts";
 
 /** Any member may read events; keys need events:read. */
 const READ_EVENTS: Rule = { permission: "events:read", role: "member" };
@@ -25,10 +25,10 @@ const filterQuery = z.object({
     .transform((value) => value.split(",").map((level) => level.trim()).filter(Boolean))
     .refine((levels) => levels.every((level) => (LEVELS as readonly string[]).includes(level)), `must be one or more of ${LEVELS.join(", ")}`)
     .optional(),
-  user_id: z.string().min(1).max(255).optional(),
+  user_id: chars(MAX_FIELD_CHARS).optional(),
   session_id: uuid.optional(),
   environment: z.enum(ENVIRONMENTS).optional(),
-  screen_name: z.string().min(1).max(255).optional(),
+  screen_name: chars(MAX_FIELD_CHARS).optional(),
   since: z.string().max(64).optional(),
   until: z.string().max(64).optional(),
   data_mode: z.enum(["production", "development", "all"]).default("production"),
@@ -50,8 +50,7 @@ function toFilter(query: z.infer<typeof filterQuery>): EventFilter {
     sessionId: query.session_id,
     environment: query.environment,
     screenName: query.screen_name,
-    since: query.since === undefined ? undefined : parseInstant(query.since, "since"),
-    until: query.until === undefined ? undefined : parseInstant(query.until, "until"),
+    ...parseBounds(query),
     dataMode: query.data_mode,
   };
 }

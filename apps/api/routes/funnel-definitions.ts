@@ -1,15 +1,18 @@
 import { z } from "zod";
 import { createFunnel } from "../../../domain/definitions/decide.ts";
+import { MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
 import { funnelById, funnelBySlug, funnelsOfProject, funnelsOfTeams } from "../../../projections/directory/definition-queries.ts";
 import type { Rule } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
+import { chars } from "../validation.ts";
 import { definitionSlug, projectDefinitionRoutes, teamDefinitionRoutes, type DefinitionKind } from "./definition-routes.ts";
 
 export const FUNNELS_READ: Rule = { permission: "funnels:read", role: "member" };
 
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(2_000).nullable();
-const filterValue = z.string().min(1).max(255).optional();
+// Step and screen names of funnel events are up to 255 characters (domain/funnels/derive.ts).
+const filterValue = chars(MAX_FIELD_CHARS).optional();
 const steps = z
   .array(
     z.object({

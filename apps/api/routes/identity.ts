@@ -11,10 +11,10 @@ import { resolveAttributionToken } from "../identity/adnet-client.ts";
 import { identityCallerOf } from "../identity/caller.ts";
 import { changeProperties } from "../identity/change-properties.ts";
 import { claim } from "../identity/claim.ts";
-import { parse } from "../validation.ts";
+import { chars, parse } from "../validation.ts";
 
 // User ids are stored as events carry them, so they follow the ingest field limit.
-const userId = z.string().min(1).max(MAX_FIELD_CHARS).refine(isStorableText, "must not contain NUL or unpaired surrogate characters");
+const userId = chars(MAX_FIELD_CHARS).refine(isStorableText, "must not contain NUL or unpaired surrogate characters");
 
 const claimBody = z.object({
   anonymous_id: userId.refine((id) => id.startsWith(ANONYMOUS_PREFIX), `must start with ${ANONYMOUS_PREFIX}`),

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { METRIC_GROUP_BYS } from "../../../domain/metrics/aggregation.ts";
 import { canonicalTrackingId, METRIC_PHASES } from "../../../domain/metrics/derive.ts";
 import { DAY_MS } from "../../../domain/analytics/window.ts";
-import { invalid, notFound } from "../../../domain/shared/errors.ts";
+import { notFound } from "../../../domain/shared/errors.ts";
 import { activeAppsOf } from "../../../projections/derived-events/apps.ts";
 import { metricBySlug } from "../../../projections/directory/definition-queries.ts";
 import { aggregateMetric } from "../../../projections/metric-events/aggregate.ts";
@@ -11,7 +11,7 @@ import { listMetricEvents } from "../../../projections/metric-events/list-querie
 import { checkKeyRule } from "../auth/access.ts";
 import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { limitSchema, parseInstant } from "../listing.ts";
+import { limitSchema, parseBounds } from "../listing.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { parse, uuid } from "../validation.ts";
 import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
@@ -61,9 +61,7 @@ export function metricAnalyticsRoutes(deps: ApiDeps) {
       const { project, slug, apps } = await metricOf(request, caller);
       const now = Date.now();
       const horizon = servedSince(project, "metrics", now);
-      const asked = query.since === undefined ? undefined : parseInstant(query.since, "since", now);
-      const until = query.until === undefined ? undefined : parseInstant(query.until, "until", now);
-      if (asked !== undefined && until !== undefined && asked.getTime() > until.getTime()) throw invalid("since: must not be after until");
+      const { since: asked, until } = parseBounds(query, now);
       const since = Math.max(horizon, asked?.getTime() ?? horizon);
       const rows = await listMetricEvents(
         deps.pool,

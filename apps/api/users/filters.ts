@@ -2,7 +2,7 @@ import { z } from "zod";
 import { invalid } from "../../../domain/shared/errors.ts";
 import { parseDateTime } from "../../../domain/shared/instant.ts";
 import { BILLING_STATUSES, type AppUserRow, type BillingStatus, type UserCursor, type UserFilter } from "../../../projections/app-users/queries.ts";
-import { page, pageQuery, parseInstant, parseKeysetCursor } from "../listing.ts";
+import { page, pageQuery, parseBounds, parseKeysetCursor } from "../listing.ts";
 import { parse } from "../validation.ts";
 
 export const dataModeSchema = z.enum(["production", "development", "all"]).default("production");
@@ -50,8 +50,7 @@ export function readUserListQuery(query: unknown, withTimeBounds: boolean) {
     isAnonymous: q.is_anonymous === undefined ? undefined : q.is_anonymous === "true",
     billing: billingOf(q.billing_status),
     dataMode: q.data_mode,
-    since: bounds.since === undefined ? undefined : parseInstant(bounds.since, "since"),
-    until: bounds.until === undefined ? undefined : parseInstant(bounds.until, "until"),
+    ...parseBounds(bounds),
   };
   return { filter, cursor: cursorOf(q.cursor), limit: q.limit };
 }
