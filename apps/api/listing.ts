@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { invalid } from "../../domain/shared/errors.ts";
 import { parseDateOrDateTime, parseDateTime } from "../../domain/shared/instant.ts";
+import { uuid } from "./validation.ts";
 
 const RELATIVE = /^(\d{1,6})(s|m|h|d|w)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
@@ -40,15 +41,24 @@ export const pageQuery = z.object({
 
 export type KeysetCursor = { timestamp: string; id: string };
 
+/**
+ * `<timestamp>` or `<timestamp>|<id>`, the two forms this API's cursors take (the id lower-cased).
+ * @throws AppError 400 for anything else
+ */
+export function parseCursor(value: string): { timestamp: string; id?: string } {
+  const [timestamp, id, extra] = value.split("|");
+  const ms = timestamp ? parseDateTime(timestamp) : Number.NaN;
+  const parsedId = id === undefined ? undefined : uuid.safeParse(id);
+  if (Number.isNaN(ms) || extra !== undefined || parsedId?.success === false) throw invalid("cursor: not a cursor returned by this list");
+  return { timestamp: new Date(ms).toISOString(), id: parsedId?.data };
+}
+
 /** `<timestamp>|<id>` cursors (audit logs, job runs, notifications). */
 export function parseKeysetCursor(cursor: string | undefined): KeysetCursor | undefined {
   if (cursor === undefined) return undefined;
-  const [timestamp, id, extra] = cursor.split("|");
-  const ms = timestamp ? parseDateTime(timestamp) : Number.NaN;
-  if (Number.isNaN(ms) || !id || extra !== undefined || !/^[0-9a-f-]{36}$/i.test(id)) {
-    throw invalid("cursor: not a cursor returned by this list");
-  }
-  return { timestamp: new Date(ms).toISOString(), id };
+  const { timestamp, id } = parseCursor(cursor);
+  if (id === undefined) throw invalid("cursor: not a cursor returned by this list");
+  return { timestamp, id };
 }
 
 /** Cuts the extra row fetched to learn whether more exist and builds the page envelope. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { invalid } from "../../domain/shared/errors.ts";
+import { SLUG_PATTERN } from "../../domain/shared/ids.ts";
 import { longerThan } from "../../domain/shared/text.ts";
 
 /** Parses request input with a zod schema. @throws AppError 400 naming the first bad field */
@@ -25,3 +26,6 @@ export const email = z
   .toLowerCase()
   .max(254)
   .email();
+
+/** A metric or funnel slug: as long as a metric message allows (domain/metrics/derive.ts). */
+export const definitionSlug = z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$");

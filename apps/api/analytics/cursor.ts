@@ -1,19 +1,8 @@
-import { invalid } from "../../../domain/shared/errors.ts";
-import { parseDateTime } from "../../../domain/shared/instant.ts";
 import type { ListCursor } from "../../../projections/metric-events/list-queries.ts";
-import { page } from "../listing.ts";
-import { uuid } from "../validation.ts";
+import { page, parseCursor } from "../listing.ts";
 
 /** `<timestamp>`, or `<timestamp>|<id>` when the page ended inside a run of equal timestamps. */
-export function parseTimeCursor(value: string | undefined): ListCursor | undefined {
-  if (value === undefined) return undefined;
-  const [timestamp, id, extra] = value.split("|");
-  const ms = timestamp ? parseDateTime(timestamp) : Number.NaN;
-  if (Number.isNaN(ms) || extra !== undefined || (id !== undefined && !uuid.safeParse(id).success)) {
-    throw invalid("cursor: not a cursor returned by this list");
-  }
-  return { timestamp: new Date(ms).toISOString(), id: id?.toLowerCase() };
-}
+export const parseTimeCursor = (value: string | undefined): ListCursor | undefined => (value === undefined ? undefined : parseCursor(value));
 
 /**
  * The page envelope for rows ordered newest first. The cursor is the last row's timestamp; when

@@ -3,13 +3,12 @@ import { DATA_MODES, retainedWindow, retentionHorizon, type DataMode, type TimeW
 import { ENVIRONMENTS, MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
 import { DEFAULTS } from "../../../domain/projects/settings.ts";
 import { invalid } from "../../../domain/shared/errors.ts";
-import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
 import type { ProjectRow } from "../../../projections/directory/catalog-queries.ts";
 import { parseBounds } from "../listing.ts";
-import { chars, uuid } from "../validation.ts";
+import { chars, definitionSlug, uuid } from "../validation.ts";
 
 /** `:projectId` and `:slug` of a metric or funnel query (slugs as long as a metric message allows). */
-export const definitionParams = z.object({ projectId: uuid, slug: z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") });
+export const definitionParams = z.object({ projectId: uuid, slug: definitionSlug });
 
 /** Query fields every analytics route shares. */
 export const windowFields = {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { changesOf, type DefinitionSummary } from "../../../domain/definitions/decide.ts";
 import type { DomainEvent } from "../../../domain/events.ts";
 import { invalid, notFound } from "../../../domain/shared/errors.ts";
-import { newId, SLUG_PATTERN } from "../../../domain/shared/ids.ts";
+import { newId } from "../../../domain/shared/ids.ts";
 import { definitionSummaries } from "../../../projections/directory/definition-queries.ts";
 import type { DatabasePool } from "slonik";
 import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
@@ -11,9 +11,8 @@ import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts
 import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
-import { parse, uuid } from "../validation.ts";
+import { definitionSlug, parse, uuid } from "../validation.ts";
 
-export const definitionSlug = z.string().min(1).max(100).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$");
 
 type Row = { id: string; slug: string } & Record<string, unknown>;
 type Scope = { teamId: string; projectId: string };

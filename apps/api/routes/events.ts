@@ -90,7 +90,7 @@ export function eventRoutes(deps: ApiDeps) {
       const { id } = parse(z.object({ id: uuid }), request.params, "params");
       // Event ids carry their timestamp; an id without one was never issued for an event.
       const ms = timeOfId(id);
-      const event = ms === null ? null : await eventById(deps.pool, viewer, id.toLowerCase(), new Date(ms).toISOString());
+      const event = ms === null ? null : await eventById(deps.pool, viewer, id, new Date(ms).toISOString());
       if (!event) throw notFound("event");
       return { ...event, attachments: [] };
     });

@@ -4,8 +4,8 @@ import { MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
 import { funnelById, funnelBySlug, funnelsOfProject, funnelsOfTeams } from "../../../projections/directory/definition-queries.ts";
 import type { Rule } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
-import { chars } from "../validation.ts";
-import { definitionSlug, projectDefinitionRoutes, teamDefinitionRoutes, type DefinitionKind } from "./definition-routes.ts";
+import { chars, definitionSlug } from "../validation.ts";
+import { projectDefinitionRoutes, teamDefinitionRoutes, type DefinitionKind } from "./definition-routes.ts";
 
 export const FUNNELS_READ: Rule = { permission: "funnels:read", role: "member" };
 

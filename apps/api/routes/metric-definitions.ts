@@ -3,7 +3,8 @@ import { defineMetric } from "../../../domain/definitions/decide.ts";
 import { metricById, metricBySlug, metricsOfProject, metricsOfTeams } from "../../../projections/directory/definition-queries.ts";
 import type { Rule } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
-import { definitionSlug, projectDefinitionRoutes, teamDefinitionRoutes, type DefinitionKind } from "./definition-routes.ts";
+import { definitionSlug } from "../validation.ts";
+import { projectDefinitionRoutes, teamDefinitionRoutes, type DefinitionKind } from "./definition-routes.ts";
 
 export const METRICS_READ: Rule = { permission: "metrics:read", role: "member" };
 

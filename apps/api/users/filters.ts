@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { invalid } from "../../../domain/shared/errors.ts";
-import { parseDateTime } from "../../../domain/shared/instant.ts";
 import { BILLING_STATUSES, type AppUserRow, type BillingStatus, type UserCursor, type UserFilter } from "../../../projections/app-users/queries.ts";
-import { page, pageQuery, parseBounds, parseKeysetCursor } from "../listing.ts";
+import { page, pageQuery, parseBounds, parseCursor } from "../listing.ts";
 import { parse } from "../validation.ts";
 
 export const dataModeSchema = z.enum(["production", "development", "all"]).default("production");
@@ -30,15 +29,10 @@ const SMALLEST_ID = "00000000-0000-0000-0000-000000000000";
 /** `<last_seen_at>|<id>` as this list hands it out; a bare timestamp is accepted as well. */
 function cursorOf(value: string | undefined): UserCursor | undefined {
   if (value === undefined) return undefined;
-  if (value.includes("|")) {
-    const { timestamp, id } = parseKeysetCursor(value)!;
-    return { lastSeenAt: timestamp, id };
-  }
-  const ms = parseDateTime(value);
-  if (Number.isNaN(ms)) throw invalid("cursor: not a cursor returned by this list");
+  const { timestamp, id } = parseCursor(value);
   // A bare timestamp means "seen before that instant": paired with the smallest id, the row
   // comparison excludes every row at the instant itself.
-  return { lastSeenAt: new Date(ms).toISOString(), id: SMALLEST_ID };
+  return { lastSeenAt: timestamp, id: id ?? SMALLEST_ID };
 }
 
 /** The filters both user lists share (SPEC Apps: users), plus `since`/`until` where the route has them. */
