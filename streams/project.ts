@@ -91,7 +91,7 @@ async function applyInTransaction(
           insert into public.parked_facts (projection, generation, seq, subject, error, data)
           values (${projection.name}, ${generation}, ${fact.seq}, ${fact.subject}, ${String((error as Error).message)}, ${sql.binary(Buffer.from(fact.data))})
           on conflict do nothing`);
-        await projection.parked?.(tx, fact);
+        await recordParked(tx, projection, fact, log);
       }
     }
   }
@@ -103,6 +103,21 @@ async function applyInTransaction(
     )
     select pg_notify('projector_progress', ${`${projection.name}:${generation}:${lastSeq}`})`);
   return lastSeq;
+}
+
+/**
+ * Lets the read model record a fact it parked, in a savepoint of its own: should that fail too,
+ * the batch still commits with the fact parked rather than being retried forever.
+ */
+async function recordParked(tx: DatabaseTransactionConnection, projection: Projection, fact: Fact, log: Logger): Promise<void> {
+  const parked = projection.parked;
+  if (!parked) return;
+  try {
+    await tx.transaction((savepoint) => parked(savepoint, fact));
+  } catch (error) {
+    if (isTransient(error)) throw error;
+    log.error({ err: error, projection: projection.name, seq: fact.seq }, "could not record a parked fact in its read model");
+  }
 }
 
 export function toFact(message: JsMsg): Fact {

@@ -83,7 +83,7 @@ export function enforceRateLimit(deps: ApiDeps, identity: string): void {
  * A request without a valid credential spends its address's token before it is refused, so a
  * flood of missing or wrong keys meets 429 like any other caller.
  */
-export async function limitedCaller<T>(deps: ApiDeps, request: FastifyRequest, authenticate: () => Promise<T>, identityOf: (caller: T) => string): Promise<T> {
+export async function authenticateRateLimited<T>(deps: ApiDeps, request: FastifyRequest, authenticate: () => Promise<T>, identityOf: (caller: T) => string): Promise<T> {
   let caller: T;
   try {
     caller = await authenticate();

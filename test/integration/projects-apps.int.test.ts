@@ -183,7 +183,7 @@ describe("apps", () => {
     expect(await patch({ name: "New", bundle_id: "com.other" })).toMatchObject({ status: 400, body: anError });
     expect(await patch({ name: "New", platform: "web" })).toMatchObject({ status: 400, body: anError });
     expect(await patch({})).toMatchObject({ status: 400, body: anError });
-    const renamed = await patch({ name: "New", bundle_id: app.bundle_id });
+    const renamed = await patch({ name: "New", bundle_id: app.bundle_id, project_id: app.project_id.toUpperCase() });
     expect(renamed).toMatchObject({ status: 200, body: { id: app.id, name: "New", bundle_id: app.bundle_id } });
     expect((await auditOf(app.id)).map((row) => [row.action, row.changes])).toEqual([
       ["create", null],

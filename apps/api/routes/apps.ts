@@ -90,7 +90,7 @@ export function appRoutes(deps: ApiDeps) {
       const { id } = parse(idParams, request.params, "params");
       const body = parse(z.object({ name }).passthrough(), request.body) as { name: string } & Record<string, unknown>;
       const current = await accessibleApp(caller, id, WRITE);
-      const changed = IMMUTABLE.find((field) => field in body && body[field] !== current[field]);
+      const changed = IMMUTABLE.find((field) => field in body && !sameValue(body[field], current[field]));
       if (changed) throw invalid(`${changed}: cannot be changed; only name can`);
       await teamCommand(deps, caller, current.team_id, async () => {
         const app = await accessibleApp(caller, id, WRITE);
@@ -113,6 +113,10 @@ export function appRoutes(deps: ApiDeps) {
     });
   };
 }
+
+/** A field sent back as it is stored: ids in any letter case, and an empty string for none. */
+const sameValue = (sent: unknown, stored: unknown) =>
+  (sent === "" ? null : typeof sent === "string" && typeof stored === "string" && uuid.safeParse(sent).success ? sent.toLowerCase() : sent) === stored;
 
 /** The user a key is recorded as created by: the user, or the user behind the calling agent key. */
 export const creatorOf = (caller: Principal): string | null => (caller.kind === "user" ? caller.userId : caller.createdBy);

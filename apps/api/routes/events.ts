@@ -9,7 +9,7 @@ import { checkKeyRule, type Rule } from "../auth/access.ts";
 import { callerOf, requirePrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { limitSchema, parseBounds } from "../listing.ts";
-import { limitedCaller, rateLimitIdentity } from "../rate-limit.ts";
+import { authenticateRateLimited, rateLimitIdentity } from "../rate-limit.ts";
 import { chars, parse, uuid } from "../validation.ts";
 
 /** Any member may read events; keys need events:read. */
@@ -62,7 +62,7 @@ export function eventRoutes(deps: ApiDeps) {
    * belong to, whatever their role. Every call spends a rate-limit token.
    */
   async function viewerOf(request: FastifyRequest): Promise<Viewer> {
-    const caller = await limitedCaller(deps, request, async () => requirePrincipal(await callerOf(deps, request)), (principal) => rateLimitIdentity(principal, request));
+    const caller = await authenticateRateLimited(deps, request, async () => requirePrincipal(await callerOf(deps, request)), (principal) => rateLimitIdentity(principal, request));
     checkKeyRule(caller, READ_EVENTS);
     return caller.kind === "user" ? { kind: "member", userId: caller.userId } : { kind: "team", teamId: caller.teamId };
   }

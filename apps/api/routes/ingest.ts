@@ -5,7 +5,7 @@ import type { ApiDeps } from "../deps.ts";
 import { appendBatch } from "../ingest/append.ts";
 import { acceptIngestBodies } from "../ingest/body.ts";
 import { ingestCallerOf } from "../ingest/caller.ts";
-import { limitedCaller } from "../rate-limit.ts";
+import { authenticateRateLimited } from "../rate-limit.ts";
 
 /**
  * POST /v1/ingest (register with prefix /v1). The key is checked and a rate-limit token spent
@@ -22,7 +22,7 @@ export function ingestRoutes(deps: ApiDeps) {
       // than the batch's own work and drown every other line. Failures are still logged.
       logLevel: "warn",
       onRequest: async (request) => {
-        await limitedCaller(deps, request, () => ingestCallerOf(deps, request), (caller) => `key:${caller.keyId}`);
+        await authenticateRateLimited(deps, request, () => ingestCallerOf(deps, request), (caller) => `key:${caller.keyId}`);
       },
       handler: async (request) => {
         const caller = await ingestCallerOf(deps, request);
