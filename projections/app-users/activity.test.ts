@@ -46,12 +46,12 @@ function batch(fields: Partial<EventsIngested>, events: Partial<IngestedEvent>[]
 const at = (minute: number) => `2024-05-01T00:${String(minute).padStart(2, "0")}:00.000Z`;
 
 describe("ActivityFold", () => {
-  it("keeps the latest value of each field by event time, not by arrival", () => {
+  it("keeps the latest value of each event field by event time, not by arrival; country by the later request", () => {
     const fold = new ActivityFold((_, userId) => userId);
     fold.add(batch({ country_code: "DE" }, [{ timestamp: at(30), app_version: "2.0", locale: "de_DE", sdk_name: "swift", sdk_version: "2" }]));
     fold.add(batch({ country_code: "FR" }, [{ timestamp: at(10), app_version: "1.0", locale: "fr_FR", sdk_name: "swift", sdk_version: "1" }, { timestamp: at(40) }]));
     const user = fold.users.get(`${PROJECT}\nu`)!;
-    expect(user).toMatchObject({ first_seen_at: at(10), last_seen_at: at(40), country: { value: "FR", at: "2024-05-01T00:00:00.000Z" } });
+    expect(user).toMatchObject({ first_seen_at: at(10), last_seen_at: at(40), country: { value: "FR", at: at(0) } });
     expect(user.app_version).toEqual({ value: "2.0", at: at(30) });
     expect(user.locale).toEqual({ value: "de_DE", at: at(30) });
     expect(user.sdk).toEqual({ value: { name: "swift", version: "2" }, at: at(30) });

@@ -40,7 +40,7 @@ const SUPPORTED_LANGUAGES_ATTRIBUTE = "supported_languages";
 /** Row id of a user created under `userId`; a rename on claim keeps the id the row was created with. */
 export const appUserId = (projectId: string, userId: string) => derivedId(`app_user:${projectId}:${userId}`);
 
-// Event timestamps are all `Date.toISOString()` strings, so comparing the strings compares the times.
+// Event times and receipt times are all `Date.toISOString()` strings, so comparing the strings compares the times.
 function later<T>(current: Stamped<T>, value: T, at: string): Stamped<T> {
   return current === null || at >= current.at ? { value, at } : current;
 }

@@ -306,6 +306,8 @@ describe("text Postgres cannot store", () => {
     expect(await raw(metrics, '{"name":"u\\ud800","slug":"surrogate"}')).toMatchObject({ status: 400, body: anError });
     expect(await raw(funnels, '{"name":"f","slug":"f","steps":[{"name":"s","event_filter":{"step_name":"a\\u0000"}}]}')).toMatchObject({ status: 400, body: anError });
     expect(await raw(`/v1/teams/${owner.teamId}`, '{"name":"T\\u0000"}', "PATCH")).toMatchObject({ status: 400, body: anError });
+    const deep = `${"[".repeat(200_000)}"\\u0000"${"]".repeat(200_000)}`;
+    expect(await raw(metrics, `{"name":"n","slug":"deep","description":${deep}}`)).toMatchObject({ status: 400, body: anError });
     // Escaped text that only looks alike, and a paired surrogate (an emoji), are ordinary text.
     const fine = await raw(metrics, '{"name":"ok \\\\u0000 \\ud83d\\udca5","slug":"fine"}');
     expect(fine).toMatchObject({ status: 201, body: { name: "ok \\u0000 💥", slug: "fine" } });

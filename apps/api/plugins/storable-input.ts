@@ -5,7 +5,10 @@ import { isStorableText } from "../../../domain/shared/text.ts";
 // In JSON text a NUL or a UTF-16 surrogate can only arrive escaped; other bodies skip the walk.
 const ESCAPED_SUSPECT = /\\u(?:0000|d[89a-f])/i;
 
-const refusal = (path: string) => invalid(`${path}: must not contain NUL characters or unpaired UTF-16 surrogates`);
+/** The 400; a path built from arbitrary keys is cut short, so the answer stays small. */
+const refusal = (path: string) => invalid(`${path.length > 100 ? `${path.slice(0, 100)}…` : path}: must not contain NUL characters or unpaired UTF-16 surrogates`);
+
+const isEmpty = (value: unknown) => typeof value !== "object" || value === null || Object.keys(value).length === 0;
 
 /**
  * Refuses, with a 400, a NUL character or an unpaired surrogate anywhere in a request's query,
@@ -15,9 +18,11 @@ const refusal = (path: string) => invalid(`${path}: must not contain NUL charact
  * poisoning. Ingest and import install their own body parser and reject such events one by one.
  */
 export function refuseUnstorableInput(app: FastifyInstance): void {
-  app.addHook("preValidation", async (request) => {
+  app.addHook("preValidation", (request, _reply, done) => {
+    // Most requests (every ingest batch) have neither: nothing to walk.
+    if (isEmpty(request.query) && isEmpty(request.params)) return done();
     const path = unstorablePath(request.query, "query") ?? unstorablePath(request.params, "params");
-    if (path !== null) throw refusal(path);
+    done(path === null ? undefined : refusal(path));
   });
 
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -33,15 +38,33 @@ export function refuseUnstorableInput(app: FastifyInstance): void {
   });
 }
 
-/** Where in `value` a key or string Postgres cannot store sits, or null. */
-function unstorablePath(value: unknown, path: string): string | null {
-  if (typeof value === "string") return isStorableText(value) ? null : path;
-  if (typeof value !== "object" || value === null) return null;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`;
-    if (!isStorableText(key)) return path;
-    const found = unstorablePath(child, childPath);
-    if (found !== null) return found;
+type Visit = { value: unknown; key: string; parent: Visit | null; inArray: boolean };
+
+/**
+ * Where in `value` a key or string Postgres cannot store sits, or null. Walked with a stack of its
+ * own, not recursion, so a deeply nested body cannot overflow the call stack; the path is spelled
+ * out only for the one it reports.
+ */
+function unstorablePath(value: unknown, root: string): string | null {
+  const stack: Visit[] = [{ value, key: root, parent: null, inArray: false }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    if (typeof visit.value === "string") {
+      if (!isStorableText(visit.value)) return pathOf(visit);
+      continue;
+    }
+    if (typeof visit.value !== "object" || visit.value === null) continue;
+    const inArray = Array.isArray(visit.value);
+    for (const [key, child] of Object.entries(visit.value)) {
+      if (!isStorableText(key)) return pathOf(visit);
+      stack.push({ value: child, key, parent: visit, inArray });
+    }
   }
   return null;
+}
+
+function pathOf(visit: Visit): string {
+  const parts: string[] = [];
+  for (let at: Visit | null = visit; at !== null; at = at.parent) parts.push(at.parent === null ? at.key : at.inArray ? `[${at.key}]` : `.${at.key}`);
+  return parts.reverse().join("");
 }
