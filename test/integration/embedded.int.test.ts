@@ -37,6 +37,18 @@ async function projectorChildOf(pid: number): Promise<number | false> {
   return false;
 }
 
+/** The projector child the parent starts after `killed`, looked for every `pollMs`. */
+const replacementOf = (killed: number, pollMs: number) =>
+  waitUntil(
+    "a new projector child",
+    async () => {
+      const child = await projectorChildOf(parent!.pid);
+      return child !== killed && child;
+    },
+    20_000,
+    pollMs,
+  );
+
 /** The nice value of a process: field 19 of /proc/<pid>/stat, counted after the command name. */
 async function niceOf(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8");
@@ -69,15 +81,7 @@ it("runs the projectors in a supervised child process and stops both on SIGTERM"
   expect(user.teamId).toBeDefined();
 
   process.kill(projector, "SIGKILL");
-  const replacement = await waitUntil(
-    "a new projector child",
-    async () => {
-      const child = await projectorChildOf(parent!.pid);
-      return child !== projector && child;
-    },
-    20_000,
-    100,
-  );
+  const replacement = await replacementOf(projector, 100);
   // The parent lowers a child's priority right after forking it: a poll may see the child first.
   await waitUntil("the new child's lower priority", async () => (await niceOf(replacement)) >= 10, 5_000, 20);
   const renamed = await http.patch("/v1/auth/me", { name: "After restart" }, { token: user.token });
@@ -98,15 +102,7 @@ it("does not leave a projector child behind when the parent is killed while the 
   process.kill(first, "SIGKILL");
   // The parent is killed as soon as the replacement exists, most often before the replacement has
   // finished loading (when it has, the test passes either way: it cannot fail falsely).
-  const replacement = await waitUntil(
-    "a new projector child",
-    async () => {
-      const child = await projectorChildOf(parent!.pid);
-      return child !== first && child;
-    },
-    20_000,
-    5,
-  );
+  const replacement = await replacementOf(first, 5);
   await parent.stop("SIGKILL");
   await waitUntil("the orphaned projector child to stop", () => !alive(replacement), 15_000, 100);
 });
