@@ -7,9 +7,9 @@ import type { FastifyInstance } from "fastify";
  * where `environment=` was a 400.
  */
 export function dropEmptyQueryParameters(app: FastifyInstance): void {
-  app.addHook("preValidation", async (request) => {
+  app.addHook("preValidation", (request, _reply, done) => {
     const query = request.query as Record<string, unknown> | null;
-    if (typeof query !== "object" || query === null) return;
-    for (const [name, value] of Object.entries(query)) if (value === "") delete query[name];
+    if (typeof query === "object" && query !== null) for (const name in query) if (query[name] === "") delete query[name];
+    done();
   });
 }
