@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { timeOfId } from "../shared/ids.ts";
-import { normalizeEvent, truncate, type NormalizeContext } from "./normalize.ts";
+import { normalizeEvent, type NormalizeContext } from "./normalize.ts";
 
 const NOW = Date.parse("2026-11-21T12:00:00.000Z");
 const apple: NormalizeContext = { mode: "ingest", platform: "apple", nowMs: NOW };
@@ -200,14 +200,5 @@ describe("strings Postgres cannot store", () => {
 
   it("applies to imports too", () => {
     expect(reasonOf({ ...valid, message: "\u0000" }, { ...apple, mode: "import" })).toBe(reason("message"));
-  });
-});
-
-describe("truncate", () => {
-  it("counts characters, not UTF-16 units, and never splits a pair", () => {
-    expect(truncate("abc", 2)).toBe("ab");
-    expect(truncate("😀😀😀", 2)).toBe("😀😀");
-    expect(truncate("a😀b", 2)).toBe("a😀");
-    expect(truncate("short", 200)).toBe("short");
   });
 });

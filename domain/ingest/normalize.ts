@@ -1,6 +1,6 @@
 import { timeOrderedId } from "../shared/ids.ts";
 import { digits, parseDateTime, realDate } from "../shared/instant.ts";
-import { isStorableText, longerThan } from "../shared/text.ts";
+import { isStorableText, longerThan, truncate } from "../shared/text.ts";
 import type { IngestedEvent, IngestMode } from "./events.ts";
 import {
   LEVELS,
@@ -204,17 +204,4 @@ function attributesOf(value: unknown): Record<string, string> {
  */
 function assertStorable(value: string, field: string): void {
   if (!isStorableText(value)) throw new Rejected(`${field} must not contain NUL characters or unpaired UTF-16 surrogates`);
-}
-
-/** Cuts to `max` characters (code points), never splitting a surrogate pair. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = 0;
-  let count = 0;
-  while (end < text.length && count < max) {
-    const code = text.charCodeAt(end);
-    end += code >= 0xd800 && code <= 0xdbff && end + 1 < text.length ? 2 : 1;
-    count += 1;
-  }
-  return text.slice(0, end);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isStorableText, longerThan } from "./text.ts";
+import { isStorableText, longerThan, truncate } from "./text.ts";
 
 describe("isStorableText", () => {
   it("accepts ordinary text, emoji and other surrogate pairs", () => {
@@ -20,5 +20,14 @@ describe("longerThan", () => {
     expect(longerThan("a".repeat(201), 200)).toBe(true);
     expect(longerThan(`${"a".repeat(199)}💥`, 200)).toBe(false);
     expect(longerThan(`${"a".repeat(200)}💥`, 200)).toBe(true);
+  });
+});
+
+describe("truncate", () => {
+  it("counts characters, not UTF-16 units, and never splits a pair", () => {
+    expect(truncate("abc", 2)).toBe("ab");
+    expect(truncate("😀😀😀", 2)).toBe("😀😀");
+    expect(truncate("a😀b", 2)).toBe("a😀");
+    expect(truncate("short", 200)).toBe("short");
   });
 });

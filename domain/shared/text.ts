@@ -9,21 +9,22 @@ export function isStorableText(text: string): boolean {
 }
 
 /**
- * Whether `text` has more than `max` characters, counted as code points (an emoji is one, as a
- * user counts it, not two UTF-16 units). Most strings are decided by their length alone.
+ * Where the first `max` characters of `text` end, in UTF-16 units, counting characters as code
+ * points (an emoji is one, as a user counts it, not two units); never inside a surrogate pair.
  */
-export function longerThan(text: string, max: number): boolean {
-  if (text.length <= max) return false;
-  if (text.length > 2 * max) return true;
-  let count = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
-    }
-    count += 1;
-    if (count > max) return true;
+function endOfCharacters(text: string, max: number): number {
+  let end = 0;
+  for (let count = 0; end < text.length && count < max; count += 1) {
+    const code = text.charCodeAt(end);
+    const next = text.charCodeAt(end + 1);
+    end += code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
   }
-  return false;
+  return end;
 }
+
+/** `text` cut to `max` characters (code points). */
+export const truncate = (text: string, max: number): string => (text.length <= max ? text : text.slice(0, endOfCharacters(text, max)));
+
+/** Whether `text` has more than `max` characters (code points); most strings are decided by their length alone. */
+export const longerThan = (text: string, max: number): boolean =>
+  text.length > max && (text.length > 2 * max || endOfCharacters(text, max) < text.length);
