@@ -115,8 +115,10 @@ export function appRoutes(deps: ApiDeps) {
 }
 
 /** A field sent back as it is stored: ids in any letter case, and an empty string for none. */
-const sameValue = (sent: unknown, stored: unknown) =>
-  (sent === "" ? null : typeof sent === "string" && typeof stored === "string" && uuid.safeParse(sent).success ? sent.toLowerCase() : sent) === stored;
+const sameValue = (sent: unknown, stored: unknown) => {
+  const id = uuid.safeParse(sent);
+  return (sent === "" ? null : id.success ? id.data : sent) === stored;
+};
 
 /** The user a key is recorded as created by: the user, or the user behind the calling agent key. */
 export const creatorOf = (caller: Principal): string | null => (caller.kind === "user" ? caller.userId : caller.createdBy);

@@ -13,7 +13,6 @@ import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { definitionSlug, parse, uuid } from "../validation.ts";
 
-
 type Row = { id: string; slug: string } & Record<string, unknown>;
 type Scope = { teamId: string; projectId: string };
 
