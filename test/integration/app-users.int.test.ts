@@ -6,7 +6,7 @@ import { replay } from "../../streams/replay.ts";
 import { appUser, identity, ingestSettled, mobileProject, type AppWithKey } from "../support/app-users.ts";
 import { createApp, projectWithApp } from "../support/catalog.ts";
 import { anEvent, ingest } from "../support/events.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { replayDeps } from "../support/replay.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
@@ -28,7 +28,6 @@ let apple: AppUnderTest;
 let android: AppUnderTest;
 let backend: AppUnderTest;
 
-const anError = { error: expect.any(String) };
 const MINUTE = 60_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const uid = (label: string) => `${label}-${randomBytes(4).toString("hex")}`;

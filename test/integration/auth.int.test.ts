@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { latestCode, outboxMessages } from "../support/outbox.ts";
 import { startWithClient, stopTestService, type TestService } from "../support/service.ts";
 import { requestCode, signIn, uniqueEmail } from "../support/users.ts";
@@ -42,7 +42,7 @@ describe("send-code and verify-code", () => {
     expect((await http.post("/v1/auth/verify-code", { email, code })).status).toBe(201);
     const again = await http.post("/v1/auth/verify-code", { email, code });
     expect(again.status).toBe(401);
-    expect(again.body).toEqual({ error: expect.any(String) });
+    expect(again.body).toEqual(anError);
   });
 
   it("rejects a wrong code with 401 and malformed input with 400", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject } from "../support/catalog.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
@@ -21,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => stopTestService(service));
 
-const anError = { error: expect.any(String) };
 const STEPS = [
   { name: "Open", event_filter: { step_name: "open" } },
   { name: "Pay", event_filter: { screen_name: "Payment" } },

@@ -1,7 +1,7 @@
 import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject } from "../support/catalog.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
@@ -15,7 +15,6 @@ beforeAll(async () => {
 });
 afterAll(async () => stopTestService(service));
 
-const anError = { error: expect.any(String) };
 const auditActions = (id: string) =>
   service.pool.anyFirst(sql.unsafe`select action from audit_logs where resource_id = ${id} order by "timestamp", id`);
 

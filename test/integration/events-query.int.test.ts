@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timeOrderedId } from "../../domain/shared/ids.ts";
 import { createApp, projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen, ingest } from "../support/events.ts";
-import { spendUntilRefused, type Client } from "../support/http.ts";
+import { anError, type Client, spendUntilRefused } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
@@ -30,7 +30,6 @@ let projectOne: any;
 let projectTwo: any;
 let foreignApp: any;
 
-const anError = { error: expect.any(String) };
 const sessions = { s1: randomUUID(), s2: randomUUID(), s3: randomUUID(), s4: randomUUID(), s5: randomUUID(), s6: randomUUID() };
 const base = Math.floor((Date.now() - 2 * 3_600_000) / 1000) * 1000;
 const at = (seconds: number) => new Date(base + seconds * 1000).toISOString();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectWithApp } from "../support/catalog.ts";
 import { at, DAY, funnelQuery, getWhen, ingestAll, midnightDaysAgo, stepEvent, stepUsers } from "../support/analytics.ts";
 import { expectReferenceCounts, randomTouches } from "../support/funnel-reference.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
@@ -20,7 +20,6 @@ let http: Client;
 let owner: SignedIn;
 let target: { project: any; app: any; clientKey: string };
 
-const anError = { error: expect.any(String) };
 const B = midnightDaysAgo(5);
 const v2 = { app_version: "2.0", environment: "ipados" };
 const cart = { screen_name: "Cart" };

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { PROJECTIONS } from "../../projections/registry.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { startWithClient, stopTestService, testConfig, type TestService } from "../support/service.ts";
 import { uniqueEmail } from "../support/users.ts";
 
@@ -54,14 +54,14 @@ describe("error contract", () => {
   it("answers unknown routes with 404 {error}", async () => {
     const response = await http.get("/v1/nothing-here");
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: expect.any(String) });
+    expect(response.body).toEqual(anError);
   });
 
   it("answers malformed JSON, wrong types and empty bodies with 400 {error}", async () => {
     for (const rawBody of ["{", "[1,2", "null", '"text"', "{\"email\": 5}", "{\"email\": [\"a@b.c\"]}"]) {
       const response = await http.call("POST", "/v1/auth/send-code", { rawBody, headers: { "content-type": "application/json" } });
       expect(response.status, rawBody).toBe(400);
-      expect(response.body).toEqual({ error: expect.any(String) });
+      expect(response.body).toEqual(anError);
     }
     const empty = await http.call("POST", "/v1/auth/verify-code", { rawBody: "", headers: { "content-type": "application/json" } });
     expect(empty.status).toBe(400);
@@ -71,10 +71,10 @@ describe("error contract", () => {
     const big = JSON.stringify({ email: "a@b.c", pad: "x".repeat(1_100_000) });
     const tooLarge = await http.call("POST", "/v1/auth/send-code", { rawBody: big, headers: { "content-type": "application/json" } });
     expect(tooLarge.status).toBe(413);
-    expect(tooLarge.body).toEqual({ error: expect.any(String) });
+    expect(tooLarge.body).toEqual(anError);
     const xml = await http.call("POST", "/v1/auth/send-code", { rawBody: "<a/>", headers: { "content-type": "application/xml" } });
     expect(xml.status).toBe(415);
-    expect(xml.body).toEqual({ error: expect.any(String) });
+    expect(xml.body).toEqual(anError);
   });
 
   it("reports health and readiness with read-model lag", async () => {

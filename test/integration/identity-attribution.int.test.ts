@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appUser, identity, ingestSettled } from "../support/app-users.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { startFakeAdnet } from "../support/fake-adnet.ts";
-import { client, type Client } from "../support/http.ts";
+import { anError, client, type Client } from "../support/http.ts";
 import { freePort } from "../support/processes.ts";
 import { startTestService, startWithOwner, stopTestService, testConfig, type TestService } from "../support/service.ts";
 import type { SignedIn } from "../support/users.ts";
@@ -21,7 +21,6 @@ let projectId: string;
 let clientKey: string;
 let adnet: Awaited<ReturnType<typeof startFakeAdnet>>;
 
-const anError = { error: expect.any(String) };
 const knownId = () => `user-${randomBytes(4).toString("hex")}`;
 const anonymousId = () => `svc_anon_${randomBytes(8).toString("hex")}`;
 

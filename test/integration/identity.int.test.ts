@@ -7,7 +7,7 @@ import { reassignUser } from "../../projections/_runtime/reassign.ts";
 import { appUser, identity, ingestSettled, mobileProject, type AppWithKey } from "../support/app-users.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, ingest } from "../support/events.ts";
-import { client, type Client } from "../support/http.ts";
+import { anError, client, type Client } from "../support/http.ts";
 import { startTestService, startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import type { SignedIn } from "../support/users.ts";
 
@@ -25,7 +25,6 @@ type AppUnderTest = AppWithKey & { environment: string };
 let apple: AppUnderTest;
 let android: AppUnderTest;
 
-const anError = { error: expect.any(String) };
 const MINUTE = 60_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const anonymousId = () => `svc_anon_${randomBytes(8).toString("hex")}`;

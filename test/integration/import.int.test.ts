@@ -6,7 +6,7 @@ import { z } from "zod";
 import { at, getWhen, ingestAll, metricEvent, midnightDaysAgo } from "../support/analytics.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen } from "../support/events.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { waitUntil } from "../support/processes.ts";
 import { runReplayCli } from "../support/replay.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
@@ -26,7 +26,6 @@ type Target = { project: any; app: any; clientKey: string; importKey: string };
 let apple: Target;
 let backend: Target;
 
-const anError = { error: expect.any(String) };
 const DAY = 86_400_000;
 const MIB = 1024 * 1024;
 

@@ -10,7 +10,7 @@ import { newId, timeOfId } from "../../domain/shared/ids.ts";
 import { append } from "../../streams/append.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen, ingest } from "../support/events.ts";
-import { spendUntilRefused, type Client } from "../support/http.ts";
+import { anError, type Client, spendUntilRefused } from "../support/http.ts";
 import { waitUntil } from "../support/processes.ts";
 import { runReplayCli } from "../support/replay.ts";
 import { startWithClient, startWithOwner, stopTestService, type TestService } from "../support/service.ts";
@@ -31,7 +31,6 @@ let apple: AppUnderTest;
 let android: AppUnderTest;
 let backend: AppUnderTest;
 
-const anError = { error: expect.any(String) };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 

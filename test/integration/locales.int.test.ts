@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestSettled } from "../support/app-users.ts";
 import { createApp, projectWithApp } from "../support/catalog.ts";
 import { anEvent, ingest } from "../support/events.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
@@ -21,7 +21,6 @@ let droid: { app: any; clientKey: string };
 let silent: { app: any; clientKey: string };
 let otherProjectId: string;
 
-const anError = { error: expect.any(String) };
 const id = (label: string) => `${label}-${randomBytes(3).toString("hex")}`;
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aggregateMetric } from "../../projections/metric-events/aggregate.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { appendImport, at, DAY, getWhen, ingestAll, metricEvent, midnightDaysAgo } from "../support/analytics.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
 
@@ -18,7 +18,6 @@ let http: Client;
 let owner: SignedIn;
 let target: { project: any; app: any; clientKey: string };
 
-const anError = { error: expect.any(String) };
 // Four days back: the latest event (D + 50 h) is then more than 24 hours old at any time of day,
 // as the default-window assertions need, and `since=5d` still covers every event.
 const D = midnightDaysAgo(4);

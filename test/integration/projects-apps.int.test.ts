@@ -5,7 +5,7 @@ import { PALETTE } from "../../domain/projects/settings.ts";
 import { newId } from "../../domain/shared/ids.ts";
 import { append } from "../../streams/append.ts";
 import { createApp, createProject, projectWithApp, uniqueSlug } from "../support/catalog.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
 import { startWithOwner, stopTestService, type TestService } from "../support/service.ts";
 import { signIn, type SignedIn } from "../support/users.ts";
@@ -18,8 +18,6 @@ beforeAll(async () => {
   ({ service, http, owner } = await startWithOwner());
 });
 afterAll(async () => stopTestService(service));
-
-const anError = { error: expect.any(String) };
 
 const auditOf = (resourceId: string) =>
   service.pool.any(sql.unsafe`

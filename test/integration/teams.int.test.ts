@@ -3,7 +3,7 @@ import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../../domain/shared/roles.ts";
 import { uniqueSlug } from "../support/catalog.ts";
-import type { Client } from "../support/http.ts";
+import { anError, type Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
 import { startWithClient, stopTestService, type TestService } from "../support/service.ts";
 import { requestCode, signIn, uniqueEmail, type SignedIn } from "../support/users.ts";
@@ -18,7 +18,6 @@ afterAll(async () => stopTestService(service));
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const anError = { error: expect.any(String) };
 
 /** A fresh team owned by `owner` (created through POST /v1/teams, so the owner has two teams). */
 async function createTeam(owner: SignedIn, name = "Team"): Promise<{ id: string; name: string; slug: string }> {

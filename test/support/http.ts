@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+
 export type HttpResponse<T = any> = { status: number; body: T; headers: Headers };
 
 export type RequestOptions = {
@@ -37,6 +39,9 @@ export function client(baseUrl: string) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/** The body of every 4xx and 5xx answer: `{"error": "..."}`. */
+export const anError = { error: expect.any(String) };
 
 /**
  * Sends bursts of 50 requests, far faster than a token bucket's refill of 10 a second, until one
