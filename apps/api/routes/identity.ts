@@ -13,7 +13,7 @@ import { claim } from "../identity/claim.ts";
 import { chars, parse } from "../validation.ts";
 
 // User ids are stored as events carry them, so they follow the ingest field limit. Text Postgres
-// cannot store never gets this far (plugins/storable-input.ts).
+// cannot store never gets this far (plugins/request-input.ts).
 const userId = chars(MAX_FIELD_CHARS);
 
 const claimBody = z.object({

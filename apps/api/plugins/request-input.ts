@@ -11,17 +11,23 @@ const refusal = (path: string) => invalid(`${path.length > 100 ? `${path.slice(0
 const isEmpty = (value: unknown) => typeof value !== "object" || value === null || Object.keys(value).length === 0;
 
 /**
- * Refuses, with a 400, a NUL character or an unpaired surrogate anywhere in a request's query,
- * path parameters or JSON body. Postgres text and jsonb cannot hold them: a filter carrying one
- * fails its query, and a command carrying one would be accepted into the log and then fail in
- * every read model. The JSON parser keeps the default one's protection against prototype
- * poisoning. Ingest and import install their own body parser and reject such events one by one.
+ * How every route reads its raw input, before its own schema:
+ * - An empty query parameter (`?environment=`) counts as absent: dashboards and agents send their
+ *   unset filters that way, and no parameter of the SPEC has an empty value with a meaning of its
+ *   own (before, each schema decided alone: `level=` was ignored where `environment=` was a 400).
+ * - A NUL character or an unpaired surrogate anywhere in the query, the path parameters or a JSON
+ *   body is a 400. Postgres text and jsonb cannot hold them: a filter carrying one fails its query,
+ *   and a command carrying one would be accepted into the log and then fail in every read model.
+ *   The JSON parser keeps the default one's protection against prototype poisoning. Ingest and
+ *   import install their own body parser and reject such events one by one.
  */
-export function refuseUnstorableInput(app: FastifyInstance): void {
+export function readRequestInput(app: FastifyInstance): void {
   app.addHook("preValidation", (request, _reply, done) => {
+    const query = request.query as Record<string, unknown> | null;
+    if (typeof query === "object" && query !== null) for (const name in query) if (query[name] === "") delete query[name];
     // Most requests (every ingest batch) have neither: nothing to walk.
-    if (isEmpty(request.query) && isEmpty(request.params)) return done();
-    const path = unstorablePath(request.query, "query") ?? unstorablePath(request.params, "params");
+    if (isEmpty(query) && isEmpty(request.params)) return done();
+    const path = unstorablePath(query, "query") ?? unstorablePath(request.params, "params");
     done(path === null ? undefined : refusal(path));
   });
 
