@@ -79,7 +79,7 @@ function createDefaultTeam(deps: ApiDeps, userId: string, name: string, forNewUs
 
 /**
  * Creates a team with `userId` as its owner. The slug is reserved in KV before the append.
- * @throws AppError 409 when an active team already has the slug
+ * @throws DomainError conflict when an active team already has the slug
  */
 export async function createTeam(
   deps: ApiDeps,

@@ -52,7 +52,7 @@ export async function runCommand(deps: ApiDeps, command: Command): Promise<numbe
 export const teamCommand = (deps: ApiDeps, caller: Principal, teamId: string, decide: () => Promise<DomainEvent[]>) =>
   runCommand(deps, { aggregate: "team", id: teamId, actor: actorOf(caller), decide });
 
-/** Waits until the DOMAIN read models include `seq`. @throws AppError 503 after the bounded wait */
+/** Waits until the DOMAIN read models include `seq`. @throws DomainError unavailable after the bounded wait */
 export async function waitUntilVisible(deps: ApiDeps, seq: number): Promise<void> {
   const visible = await deps.progress.waitFor(domainProjections(), seq, deps.config.readYourWritesTimeoutMs);
   if (!visible) throw unavailable("the change was saved but the read models are behind; retry the read shortly");

@@ -20,7 +20,7 @@ export function parseInstant(value: string, field: string, now = Date.now()): Da
 
 /**
  * The `since`/`until` of a list, each optional; both read against the same `now`.
- * @throws AppError 400 for an unreadable time or a window that ends before it starts
+ * @throws DomainError invalid for an unreadable time or a window that ends before it starts
  */
 export function parseBounds(query: { since?: string; until?: string }, now = Date.now()): { since?: Date; until?: Date } {
   const since = query.since === undefined ? undefined : parseInstant(query.since, "since", now);
@@ -43,7 +43,7 @@ export type KeysetCursor = { timestamp: string; id: string };
 
 /**
  * `<timestamp>` or `<timestamp>|<id>`, the two forms this API's cursors take (the id lower-cased).
- * @throws AppError 400 for anything else
+ * @throws DomainError invalid for anything else
  */
 export function parseCursor(value: string): { timestamp: string; id?: string } {
   const [timestamp, id, extra] = value.split("|");

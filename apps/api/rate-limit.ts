@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { AppError, rateLimited } from "../../domain/shared/errors.ts";
+import { DomainError, rateLimited } from "../../domain/shared/errors.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ApiDeps } from "./deps.ts";
 
@@ -67,7 +67,7 @@ export function rateLimitIdentity(principal: Principal | null, request: FastifyR
 
 /**
  * Spends one token of the caller's bucket (ingest, events query, attachment reservation).
- * @throws AppError 429, answered with `Retry-After: 1`
+ * @throws DomainError rate_limited, answered with `Retry-After: 1`
  */
 export function enforceRateLimit(deps: ApiDeps, identity: string): void {
   let buckets = bucketsByApi.get(deps);
@@ -88,7 +88,7 @@ export async function authenticateRateLimited<T>(deps: ApiDeps, request: Fastify
   try {
     caller = await authenticate();
   } catch (error) {
-    if (error instanceof AppError && error.status === 401) enforceRateLimit(deps, rateLimitIdentity(null, request));
+    if (error instanceof DomainError && error.code === "unauthorized") enforceRateLimit(deps, rateLimitIdentity(null, request));
     throw error;
   }
   enforceRateLimit(deps, identityOf(caller));

@@ -3,7 +3,7 @@ import { invalid } from "../../domain/shared/errors.ts";
 import { SLUG_PATTERN } from "../../domain/shared/ids.ts";
 import { longerThan } from "../../domain/shared/text.ts";
 
-/** Parses request input with a zod schema. @throws AppError 400 naming the first bad field */
+/** Parses request input with a zod schema. @throws DomainError invalid naming the first bad field */
 export function parse<S extends z.ZodTypeAny>(schema: S, value: unknown, what = "body"): z.infer<S> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../shared/errors.ts";
+import { DomainError } from "../shared/errors.ts";
 import { applyPatch, effectivePatch, mergeOnClaim, readPropertyPatch } from "./properties.ts";
 
 const many = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${String(i).padStart(2, "0")}`, "v"]));
@@ -9,8 +9,8 @@ describe("readPropertyPatch", () => {
     expect(readPropertyPatch({ a: "1", b: "" })).toEqual({ set: { a: "1" }, unset: ["b"] });
   });
 
-  it.each([[{ ["k".repeat(51)]: "v" }], [{ "": "v" }], [{ k: "v".repeat(201) }], [{ k: 1 }], [{ k: null }], [[]], [null], ["x"]])("rejects %j with 400", (raw) => {
-    expect(() => readPropertyPatch(raw)).toThrowError(AppError);
+  it.each([[{ ["k".repeat(51)]: "v" }], [{ "": "v" }], [{ k: "v".repeat(201) }], [{ k: 1 }], [{ k: null }], [[]], [null], ["x"]])("rejects %j as invalid", (raw) => {
+    expect(() => readPropertyPatch(raw)).toThrowError(DomainError);
   });
 
   it("keeps __proto__ as an ordinary key", () => {

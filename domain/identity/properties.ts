@@ -25,7 +25,7 @@ const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.
 /**
  * Reads the `properties` object of a request: keys 1-50 characters, values strings of at most 200
  * characters, an empty string deleting the key.
- * @throws AppError 400 naming the first bad key
+ * @throws DomainError invalid naming the first bad key
  */
 export function readPropertyPatch(raw: unknown): PropertyPatch {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw invalid("properties: must be an object of strings");

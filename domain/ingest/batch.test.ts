@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../shared/errors.ts";
+import { DomainError } from "../shared/errors.ts";
 import { countryCode, normalizeBatch, readIngestRequest } from "./batch.ts";
 
 const NOW = Date.parse("2026-11-21T12:00:00.000Z");
@@ -7,12 +7,12 @@ const context = { mode: "ingest" as const, platform: "android" as const, nowMs: 
 const event = (fields: Record<string, unknown> = {}) => ({ message: "m", level: "info", session_id: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b", ...fields });
 const CLIENT_ID = "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d";
 
-const statusOf = (run: () => unknown): number | "ok" => {
+const codeOf = (run: () => unknown): string | "ok" => {
   try {
     run();
     return "ok";
   } catch (error) {
-    if (error instanceof AppError) return error.status;
+    if (error instanceof DomainError) return error.code;
     throw error;
   }
 };
@@ -21,18 +21,18 @@ describe("readIngestRequest", () => {
   const app = { platform: "apple" as const, bundle_id: "com.example.app" };
 
   it.each([
-    ["a non-object body", [], 400],
-    ["a null body", null, 400],
-    ["no bundle_id for a client platform", { events: [] }, 400],
-    ["a non-string bundle_id", { bundle_id: 1, events: [] }, 400],
-    ["another app's bundle_id", { bundle_id: "com.example.other", events: [] }, 403],
-    ["a bundle_id differing in case", { bundle_id: "COM.example.app", events: [] }, 403],
-    ["no events", { bundle_id: "com.example.app" }, 400],
-    ["events that are not a list", { bundle_id: "com.example.app", events: "x" }, 400],
-    ["101 events", { bundle_id: "com.example.app", events: Array.from({ length: 101 }, () => ({})) }, 400],
+    ["a non-object body", [], "invalid"],
+    ["a null body", null, "invalid"],
+    ["no bundle_id for a client platform", { events: [] }, "invalid"],
+    ["a non-string bundle_id", { bundle_id: 1, events: [] }, "invalid"],
+    ["another app's bundle_id", { bundle_id: "com.example.other", events: [] }, "forbidden"],
+    ["a bundle_id differing in case", { bundle_id: "COM.example.app", events: [] }, "forbidden"],
+    ["no events", { bundle_id: "com.example.app" }, "invalid"],
+    ["events that are not a list", { bundle_id: "com.example.app", events: "x" }, "invalid"],
+    ["101 events", { bundle_id: "com.example.app", events: Array.from({ length: 101 }, () => ({})) }, "invalid"],
     ["100 events", { bundle_id: "com.example.app", events: Array.from({ length: 100 }, () => ({})) }, "ok"],
   ])("answers %s with %s", (_name, body, expected) => {
-    expect(statusOf(() => readIngestRequest(body, app, 100))).toBe(expected);
+    expect(codeOf(() => readIngestRequest(body, app, 100))).toBe(expected);
   });
 
   it("needs no bundle_id from backend apps", () => {

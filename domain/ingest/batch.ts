@@ -8,7 +8,7 @@ export type TargetApp = { platform: Platform; bundle_id: string | null };
 /**
  * Checks the request as a whole; a failure here rejects the batch (4xx) instead of single events.
  * Returns the raw events for `normalizeBatch`.
- * @throws AppError 400 for a malformed body or a missing bundle_id, 403 for another app's bundle_id
+ * @throws DomainError invalid for a malformed body or a missing bundle_id, forbidden for another app's bundle_id
  */
 export function readIngestRequest(body: unknown, app: TargetApp, maxEvents: number): unknown[] {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("body must be a JSON object");
@@ -26,7 +26,7 @@ export function readIngestRequest(body: unknown, app: TargetApp, maxEvents: numb
 /**
  * Checks an import request as a whole: an import key is bound to its app, so no bundle_id is
  * needed, and one sent is ignored.
- * @throws AppError 400 for a malformed body
+ * @throws DomainError invalid for a malformed body
  */
 export function readImportRequest(body: unknown, maxEvents: number): unknown[] {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("body must be a JSON object");

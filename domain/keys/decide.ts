@@ -6,7 +6,7 @@ import type { ApiKeyCreated } from "./events.ts";
 /**
  * The permissions a key of `keyType` gets: the type's defaults when none are given, otherwise the
  * given ones (deduplicated, in catalogue order) after checking each is allowed for the type.
- * @throws AppError 400 naming the first permission the type cannot hold
+ * @throws DomainError invalid naming the first permission the type cannot hold
  */
 export function resolvePermissions(keyType: KeyType, requested: readonly string[] | undefined): string[] {
   if (requested === undefined) return [...DEFAULT_PERMISSIONS[keyType]];

@@ -5,9 +5,9 @@ import { PALETTE, pickColor } from "./settings.ts";
 const input = { projectId: "p-new", name: "Web", slug: "web", retention_days_events: null, retention_days_metrics: 30, retention_days_funnels: null };
 
 describe("createProject", () => {
-  it("rejects the slug of an active project with 409", () => {
+  it("rejects the slug of an active project as a conflict", () => {
     const state = { teamId: "t", projects: [{ id: "p1", slug: "web", color: PALETTE[0], deleted: false }] };
-    expect(() => createProject(state, input)).toThrow(expect.objectContaining({ status: 409 }));
+    expect(() => createProject(state, input)).toThrow(expect.objectContaining({ code: "conflict" }));
   });
 
   it("replaces a soft-deleted project with the same slug and takes the first unused colour", () => {

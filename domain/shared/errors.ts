@@ -1,11 +1,27 @@
 /**
- * The failures a request can end in. Each carries its HTTP status; the API maps them in one
- * error handler to `{"error": message, ...extra}`.
+ * What a failed decision or request is, as a stable code: the domain names the failure, the API's
+ * one error handler (`apps/api/plugins/errors.ts`) picks its HTTP status and answers
+ * `{"error": message, ...extra}`. No HTTP number lives here.
  */
-export class AppError extends Error {
-  override name = "AppError";
+export const ERROR_CODES = [
+  "invalid",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "gone",
+  "too_large",
+  "unsupported_encoding",
+  "rate_limited",
+  "upstream_failed",
+  "unavailable",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class DomainError extends Error {
+  override name = "DomainError";
   constructor(
-    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
   ) {
@@ -13,12 +29,14 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (message: string, extra?: Record<string, unknown>) => new AppError(400, message, extra);
-export const unauthorized = (message = "authentication required") => new AppError(401, message);
-export const forbidden = (message = "insufficient permission") => new AppError(403, message);
-export const notFound = (what: string) => new AppError(404, `${what} not found`);
-export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError(409, message, extra);
-export const gone = (message: string) => new AppError(410, message);
-export const tooLarge = (message: string, extra?: Record<string, unknown>) => new AppError(413, message, extra);
-export const rateLimited = (message = "rate limit exceeded") => new AppError(429, message);
-export const unavailable = (message: string) => new AppError(503, message);
+export const invalid = (message: string, extra?: Record<string, unknown>) => new DomainError("invalid", message, extra);
+export const unauthorized = (message = "authentication required") => new DomainError("unauthorized", message);
+export const forbidden = (message = "insufficient permission") => new DomainError("forbidden", message);
+export const notFound = (what: string) => new DomainError("not_found", `${what} not found`);
+export const conflict = (message: string, extra?: Record<string, unknown>) => new DomainError("conflict", message, extra);
+export const gone = (message: string) => new DomainError("gone", message);
+export const tooLarge = (message: string, extra?: Record<string, unknown>) => new DomainError("too_large", message, extra);
+export const unsupportedEncoding = (message: string) => new DomainError("unsupported_encoding", message);
+export const rateLimited = (message = "rate limit exceeded") => new DomainError("rate_limited", message);
+export const upstreamFailed = (message: string) => new DomainError("upstream_failed", message);
+export const unavailable = (message: string) => new DomainError("unavailable", message);

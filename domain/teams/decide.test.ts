@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../shared/errors.ts";
+import { DomainError } from "../shared/errors.ts";
 import type { Role } from "../shared/roles.ts";
 import { changeRole, deleteTeam, removeMember, type TeamState } from "./decide.ts";
 
@@ -10,12 +10,12 @@ const team = (members: Record<string, Role>, agentKeys: TeamState["agentKeys"] =
   agentKeys,
 });
 
-const statusOf = (run: () => unknown): number | "ok" => {
+const codeOf = (run: () => unknown): string | "ok" => {
   try {
     run();
     return "ok";
   } catch (error) {
-    if (error instanceof AppError) return error.status;
+    if (error instanceof DomainError) return error.code;
     throw error;
   }
 };
@@ -25,15 +25,15 @@ describe("changeRole", () => {
 
   it.each([
     ["owner promotes a member to owner", "owner", "member", "owner", "ok"],
-    ["admin promotes a member to owner", "admin", "member", "owner", 403],
+    ["admin promotes a member to owner", "admin", "member", "owner", "forbidden"],
     ["admin promotes a member to admin", "admin", "member", "admin", "ok"],
-    ["admin changes another admin", "admin", "other", "member", 403],
-    ["member changes anyone", "member", "admin", "member", 403],
+    ["admin changes another admin", "admin", "other", "member", "forbidden"],
+    ["member changes anyone", "member", "admin", "member", "forbidden"],
     ["owner demotes an admin", "owner", "admin", "member", "ok"],
-    ["own role", "owner", "owner", "admin", 400],
-    ["unknown target", "owner", "nobody", "admin", 404],
+    ["own role", "owner", "owner", "admin", "invalid"],
+    ["unknown target", "owner", "nobody", "admin", "not_found"],
   ] as const)("%s", (_name, actor, target, role, expected) => {
-    expect(statusOf(() => changeRole(state, actor, target, role))).toBe(expected);
+    expect(codeOf(() => changeRole(state, actor, target, role))).toBe(expected);
   });
 
   it("emits the previous role with the change", () => {
@@ -44,9 +44,9 @@ describe("changeRole", () => {
 
   it("never demotes the last owner", () => {
     const twoOwners = team({ a: "owner", b: "owner" });
-    expect(statusOf(() => changeRole(twoOwners, "a", "b", "admin"))).toBe("ok");
+    expect(codeOf(() => changeRole(twoOwners, "a", "b", "admin"))).toBe("ok");
     // Same decision after b is already demoted: a is the last owner and cannot change itself anyway.
-    expect(statusOf(() => changeRole(team({ a: "owner", b: "admin" }), "b", "a", "admin"))).toBe(403);
+    expect(codeOf(() => changeRole(team({ a: "owner", b: "admin" }), "b", "a", "admin"))).toBe("forbidden");
   });
 });
 
@@ -59,12 +59,12 @@ describe("removeMember", () => {
   it.each([
     ["owner removes an admin", "owner", "admin", "ok"],
     ["admin removes a member", "admin", "member", "ok"],
-    ["admin removes the owner", "admin", "owner", 403],
-    ["member removes an admin", "member", "admin", 403],
+    ["admin removes the owner", "admin", "owner", "forbidden"],
+    ["member removes an admin", "member", "admin", "forbidden"],
     ["member leaves", "member", "member", "ok"],
-    ["sole owner leaves", "owner", "owner", 400],
+    ["sole owner leaves", "owner", "owner", "invalid"],
   ] as const)("%s", (_name, actor, target, expected) => {
-    expect(statusOf(() => removeMember(state, actor, target, false))).toBe(expected);
+    expect(codeOf(() => removeMember(state, actor, target, false))).toBe(expected);
   });
 
   it("revokes only the removed member's agent keys when asked", () => {
@@ -77,8 +77,8 @@ describe("removeMember", () => {
 describe("deleteTeam", () => {
   it("needs the owner role and another team to fall back to", () => {
     const state = team({ owner: "owner", admin: "admin" });
-    expect(statusOf(() => deleteTeam(state, "admin", 2))).toBe(403);
-    expect(statusOf(() => deleteTeam(state, "owner", 1))).toBe(400);
+    expect(codeOf(() => deleteTeam(state, "admin", 2))).toBe("forbidden");
+    expect(codeOf(() => deleteTeam(state, "owner", 1))).toBe("invalid");
     expect(deleteTeam(state, "owner", 2)).toEqual([{ type: "TeamDeleted", v: 1, team_id: "team" }]);
   });
 });

@@ -26,7 +26,7 @@ export const scopeFields = { team_id: uuid.optional(), project_id: uuid.optional
 
 /**
  * `since` (relative or ISO, default `defaultSpanMs` before now) to `until` (default now).
- * @throws AppError 400 for an unreadable time or a window that ends before it starts
+ * @throws DomainError invalid for an unreadable time or a window that ends before it starts
  */
 export function requestedWindow(query: { since?: string; until?: string }, defaultSpanMs: number, now = Date.now()): TimeWindow {
   const bounds = parseBounds(query, now);

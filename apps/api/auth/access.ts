@@ -20,7 +20,7 @@ export function checkKeyRule(caller: Principal, rule: Rule): void {
 
 /**
  * Checks the caller may perform `rule` on a resource of `teamId`.
- * @throws AppError 404 `resource` when the team is not the caller's, 403 for a missing permission or role
+ * @throws DomainError not_found `resource` when the team is not the caller's, forbidden for a missing permission or role
  */
 export async function authorize(deps: ApiDeps, caller: Principal, teamId: string, rule: Rule, resource: string): Promise<void> {
   checkKeyRule(caller, rule);

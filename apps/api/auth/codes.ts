@@ -30,7 +30,7 @@ export class SignInCodes {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Issues a new code. @throws AppError 429 after 5 codes for this email within an hour */
+  /** Issues a new code. @throws DomainError rate_limited after 5 codes for this email within an hour */
   async issue(email: string): Promise<string> {
     const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
     await this.#update(email, (record) => {
@@ -47,7 +47,7 @@ export class SignInCodes {
 
   /**
    * Checks a code; with `consume` it is marked used in the same compare-and-set.
-   * @throws AppError 401 when the code is wrong, expired or already used
+   * @throws DomainError unauthorized when the code is wrong, expired or already used
    */
   async verify(email: string, code: string, consume: boolean): Promise<void> {
     const hash = this.#hash(email, code);

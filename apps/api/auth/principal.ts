@@ -22,7 +22,7 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 /**
  * Who is calling: an API key (`Authorization: Bearer svc_…`), or a user by JWT in the bearer
  * header or the `token` cookie. Returns null when no credentials were sent.
- * @throws AppError 401 for credentials that are invalid, revoked or expired
+ * @throws DomainError unauthorized for credentials that are invalid, revoked or expired
  */
 export function callerOf(deps: ApiDeps, request: FastifyRequest): Promise<Principal | null> {
   let caller = resolved.get(request);

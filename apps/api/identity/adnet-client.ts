@@ -1,14 +1,14 @@
 import { resultOf, type AttributionResult, type NetworkRecord } from "../../../domain/identity/attribution.ts";
-import { AppError, invalid } from "../../../domain/shared/errors.ts";
+import { invalid, upstreamFailed } from "../../../domain/shared/errors.ts";
 
-const upstream = (message: string) => new AppError(502, message);
+const upstream = upstreamFailed;
 
 /**
  * Resolves an attribution token with the search-ads attribution API: `POST <base>/api/v1/` with
  * the token as a text body. 200 carries the attribution record as JSON, 404 means the network has
  * no record yet (the SDK asks again later), 400 means the token is invalid; anything else, a
  * malformed answer, a refused connection or a timeout is an upstream failure.
- * @throws AppError 400 for a token the network rejects, 502 for an upstream failure
+ * @throws DomainError invalid for a token the network rejects, upstream_failed for an upstream failure
  */
 export async function resolveAttributionToken(baseUrl: string, timeoutMs: number, token: string): Promise<AttributionResult> {
   let response: Response;

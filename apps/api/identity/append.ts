@@ -27,7 +27,7 @@ export const factHeader = (caller: IdentityCaller) => ({
  * writes of that subject, reads the subject's version before `decide` reads anything else, so the
  * decision is never older than the version its append expects. `decide` returns null to decide
  * again (a lost race, a superseded fact).
- * @throws AppError 503 when every attempt lost
+ * @throws DomainError unavailable when every attempt lost
  */
 export async function decideOnSubject<L extends { subject: string }, T>(
   deps: ApiDeps,
@@ -47,7 +47,7 @@ export async function decideOnSubject<L extends { subject: string }, T>(
  * sequence, and waits until `readModels` have applied it. Returns the fact's sequence, or null
  * when another writer got there first (the caller waits for that write, reads again and decides
  * again).
- * @throws AppError 503 when the read models do not catch up in time (the fact is stored)
+ * @throws DomainError unavailable when the read models do not catch up in time (the fact is stored)
  */
 export async function appendIdentityFact(
   deps: ApiDeps,

@@ -9,7 +9,7 @@ export type IdentityCaller = { keyId: string; teamId: string; projectId: string;
 
 /**
  * Identity routes are for SDKs: a client key holding `permission`, acting on its app's project.
- * @throws AppError 401 without valid credentials, 403 for anything but such a key
+ * @throws DomainError unauthorized without valid credentials, forbidden for anything but such a key
  */
 export async function identityCallerOf(deps: ApiDeps, request: FastifyRequest, permission: string): Promise<IdentityCaller> {
   const principal = await callerOf(deps, request);

@@ -11,7 +11,7 @@ import type { IdentityCaller } from "./caller.ts";
  * anonymous id stands for its claimer. The decision is race-safe: the version of the user's
  * subject is read before the user, the fact is appended expecting that version, and a fact the
  * read model superseded (a claim merged into the user meanwhile) is decided again.
- * @throws AppError 400 when the result would hold more than 50 properties
+ * @throws DomainError invalid when the result would hold more than 50 properties
  */
 export async function changeProperties(
   deps: ApiDeps,

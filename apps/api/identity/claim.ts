@@ -29,7 +29,7 @@ async function eventsCaughtUp(deps: ApiDeps): Promise<void> {
  * projector when it applies the fact. A claim already made answers 0 without a new fact, unless
  * stray events still carry the anonymous id (sent through another API instance in the moment of
  * the claim): then the claim is appended again to sweep them, and they are the count.
- * @throws AppError 409 when another user already claimed the anonymous id
+ * @throws DomainError conflict when another user already claimed the anonymous id
  */
 export async function claim(deps: ApiDeps, caller: IdentityCaller, anonymousId: string, userId: string): Promise<number> {
   const { projectId } = caller;

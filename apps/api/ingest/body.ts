@@ -2,7 +2,7 @@ import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import { MAX_BODY_BYTES } from "../../../domain/ingest/rules.ts";
-import { AppError, invalid, tooLarge } from "../../../domain/shared/errors.ts";
+import { invalid, tooLarge, unsupportedEncoding } from "../../../domain/shared/errors.ts";
 
 const gunzipAsync = promisify(gunzip);
 
@@ -27,7 +27,7 @@ async function decode(encoding: string | undefined, raw: Buffer, limit: number):
   const codings = (encoding ?? "").toLowerCase().split(",").map((coding) => coding.trim()).filter((coding) => coding !== "" && coding !== "identity");
   let body = raw;
   if (codings.length === 1 && codings[0] === "gzip") body = await inflate(raw, limit);
-  else if (codings.length > 0) throw new AppError(415, `unsupported content encoding ${JSON.stringify(encoding)}; send gzip or no encoding`);
+  else if (codings.length > 0) throw unsupportedEncoding(`unsupported content encoding ${JSON.stringify(encoding)}; send gzip or no encoding`);
   if (body.length === 0) return undefined;
   try {
     return JSON.parse(body.toString("utf8"));

@@ -25,7 +25,7 @@ const resolved = new WeakMap<FastifyRequest, Promise<IngestCaller>>();
  * batches a second per key, so a resolved key (with its app row) is cached in memory for
  * 5 seconds: a revoked or expired key, a deleted app or a changed permission takes effect within
  * that time on each API instance. Failures are not cached, so a key works as soon as it exists.
- * @throws AppError 401 without a valid credential, 403 for any other key type or one without events:write
+ * @throws DomainError unauthorized without a valid credential, forbidden for any other key type or one without events:write
  */
 export function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType = "client"): Promise<IngestCaller> {
   let caller = resolved.get(request);

@@ -1,7 +1,22 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError } from "../../../domain/shared/errors.ts";
+import { DomainError, type ErrorCode } from "../../../domain/shared/errors.ts";
 import { LogUnavailableError } from "../../../streams/errors.ts";
 import { isTransient } from "../../../streams/project.ts";
+
+/** The HTTP status of each domain error code: the only place the two meet. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  unsupported_encoding: 415,
+  rate_limited: 429,
+  upstream_failed: 502,
+  unavailable: 503,
+};
 
 /**
  * One error handler for every route: `{"error": "..."}` always; 4xx for the caller's mistakes,
@@ -9,11 +24,11 @@ import { isTransient } from "../../../streams/project.ts";
  * for anything unexpected.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.status === 429) void reply.header("Retry-After", "1");
-      if (error.status === 503) void reply.header("Retry-After", "1");
-      return reply.code(error.status).send({ error: error.message, ...error.extra });
+  app.setErrorHandler((error: FastifyError | DomainError | Error, request, reply) => {
+    if (error instanceof DomainError) {
+      const status = STATUS_OF[error.code];
+      if (status === 429 || status === 503) void reply.header("Retry-After", "1");
+      return reply.code(status).send({ error: error.message, ...error.extra });
     }
     if (error instanceof LogUnavailableError || isTransient(error)) {
       request.log.warn({ err: error }, "dependency unavailable");
