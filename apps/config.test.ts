@@ -32,4 +32,11 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).toThrowError(/JWT_SECRET/);
     expect(loadConfig({ NODE_ENV: "production", JWT_SECRET: "s".repeat(40) }).jwtSecret).toBe("s".repeat(40));
   });
+
+  it("leaves JWT_SECRET unset outside production instead of falling back to a constant", () => {
+    expect(loadConfig({}).jwtSecret).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: "test", JWT_SECRET: "  " }).jwtSecret).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: "development", JWT_SECRET: "d".repeat(32) }).jwtSecret).toBe("d".repeat(32));
+    expect(() => loadConfig({ JWT_SECRET: "short" })).toThrowError(/JWT_SECRET must be at least 32 characters/);
+  });
 });

@@ -1,7 +1,5 @@
 import { z } from "zod";
 
-const DEVELOPMENT_JWT_SECRET = "development-only-secret-change-me-in-production";
-
 const optionalString = z
   .string()
   .optional()
@@ -62,7 +60,11 @@ export type Config = {
   host: string;
   databaseUrl: string;
   natsServers: string[];
-  jwtSecret: string;
+  /**
+   * HS256 key of session tokens and sign-in code hashes. Unset outside production: the API then
+   * uses a random secret generated once per namespace and kept in NATS (streams/shared-secret.ts).
+   */
+  jwtSecret: string | undefined;
   cookieDomain: string | undefined;
   publicBaseUrl: string;
   smtpUrl: string | undefined;
@@ -96,7 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     natsServers: e.NATS_URL,
-    jwtSecret: e.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET,
+    jwtSecret: e.JWT_SECRET,
     cookieDomain: e.COOKIE_DOMAIN,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     smtpUrl: e.SMTP_URL,

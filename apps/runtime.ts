@@ -4,16 +4,22 @@ import type { DatabasePool } from "slonik";
 import { ensureDatabase, openPool } from "../projections/_runtime/database.ts";
 import { migrate } from "../projections/_runtime/migrate.ts";
 import { ProgressWatcher } from "../projections/_runtime/progress.ts";
+import { ProjectorLocks } from "../projections/_runtime/projector-locks.ts";
+import { ProjectorRunner } from "../projections/_runtime/runner.ts";
 import { PROJECTIONS } from "../projections/registry.ts";
 import { connectLog, type Log } from "../streams/connection.ts";
+import { codeStore } from "../streams/code-store.ts";
 import { ensureStreams } from "../streams/ensure.ts";
-import { ProjectorRunner } from "../streams/project.ts";
-import { ProjectorLocks } from "../streams/projector-locks.ts";
+import { sharedSecret } from "../streams/shared-secret.ts";
 import { buildApp } from "./api/app.ts";
+import { SignInCodes } from "./api/auth/codes.ts";
 import { createSessionTokens } from "./api/auth/jwt.ts";
 import { KeyUsage } from "./api/auth/key-usage.ts";
+import { followRevocations } from "./api/auth/revocation-follower.ts";
+import { newInstanceState } from "./api/instance-state.ts";
 import type { Config } from "./config.ts";
 import { createMailer } from "./mail.ts";
+import { factSourceOf } from "./projector/fact-source.ts";
 import { startInvitationMailer } from "./worker/invitation-mailer.ts";
 import { Scheduler } from "./worker/scheduler.ts";
 
@@ -54,7 +60,7 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
   const locks = new ProjectorLocks(config.databaseUrl);
   if (parts.includes("projector")) {
     for (const projection of PROJECTIONS) {
-      const runner = new ProjectorRunner({ ...infra, locks, logger: infra.logger }, projection);
+      const runner = new ProjectorRunner({ ...infra, source: factSourceOf(infra.log), locks, logger: infra.logger }, projection);
       runner.start();
       runners.push(runner);
     }
@@ -71,12 +77,17 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
     });
   }
   if (parts.includes("api")) {
+    // Without JWT_SECRET every instance signs sessions and hashes codes with one generated secret kept in NATS.
+    const signingSecret = config.jwtSecret ?? (await sharedSecret(infra.log, "session_signing_key"));
     const progress = new ProgressWatcher(config.databaseUrl, infra.logger);
     await progress.start();
     const keyUsage = new KeyUsage(infra.pool, infra.logger);
     keyUsage.start();
     const mailer = createMailer(config);
+    const state = newInstanceState(infra.pool);
+    const revocations = await followRevocations({ ...infra, progress, keyCache: state.keyCache });
     app = await buildApp({
+      ...state,
       config,
       logger: infra.logger,
       log: infra.log,
@@ -84,12 +95,14 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       progress,
       mailer,
       keyUsage,
-      tokens: createSessionTokens(config.jwtSecret),
+      tokens: createSessionTokens(signingSecret),
+      codes: new SignInCodes(codeStore(infra.log), signingSecret),
     });
     url = await app.listen({ port: config.port, host: config.host });
     const api = app;
     closers.unshift(async () => {
       await api.close();
+      await revocations.stop();
       await keyUsage.stop();
       await progress.stop();
       mailer.close();

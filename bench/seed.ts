@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { encodeFacts } from "../domain/ingest/fact.ts";
 import type { IngestedEvent } from "../domain/ingest/events.ts";
 import { timeOrderedId } from "../domain/shared/ids.ts";
+import { append } from "../streams/append.ts";
 import type { Log } from "../streams/connection.ts";
 import type { Fleet } from "./fleet.ts";
 import { LEVELS } from "./ingest-load.ts";
@@ -68,7 +69,7 @@ export async function seedHistory(log: Log, fleet: Fleet, count: number): Promis
         countryCode: "DE",
       };
       for (const fact of encodeFacts(source, events, 900_000)) {
-        await log.js.publish(log.names.ingestSubject(fleet.projectId, app.id), fact.payload, { msgID: fact.id });
+        await append(log, log.names.ingestSubject(fleet.projectId, app.id), fact.payload, { msgId: fact.id });
       }
     }
   });

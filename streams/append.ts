@@ -1,7 +1,8 @@
-import { JetStreamApiCodes, JetStreamApiError, type PubAck } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { errors as natsErrors } from "@nats-io/transport-node";
 import type { Log } from "./connection.ts";
 import { ConcurrencyError, LogUnavailableError } from "./errors.ts";
+import { NATS } from "./nats-handles.ts";
 
 export type AppendOptions = {
   /** Stream sequence of the last message on this subject; 0 for a new aggregate. Omit for no check. */
@@ -9,6 +10,9 @@ export type AppendOptions = {
   /** Dedup id (`Nats-Msg-Id`): a retried publish with the same id is stored once. */
   msgId: string;
 };
+
+/** Where the stream stored an appended message; `duplicate` when an earlier publish with the same msgId already had. */
+export type Appended = { readonly seq: number; readonly duplicate: boolean };
 
 const PUBLISH_ATTEMPTS = 3;
 
@@ -18,12 +22,13 @@ const PUBLISH_ATTEMPTS = 3;
  * @throws ConcurrencyError when the subject moved past `expectedLastSeq`
  * @throws LogUnavailableError when NATS cannot take the write
  */
-export async function append(log: Log, subject: string, payload: string | Uint8Array, options: AppendOptions): Promise<PubAck> {
+export async function append(log: Log, subject: string, payload: string | Uint8Array, options: AppendOptions): Promise<Appended> {
+  const { js, nc } = log[NATS];
   const expect = options.expectedLastSeq === undefined ? undefined : { lastSubjectSequence: options.expectedLastSeq };
   let lastError: unknown;
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
     try {
-      return await log.js.publish(subject, payload, { msgID: options.msgId, expect, timeout: 4_000 });
+      return await js.publish(subject, payload, { msgID: options.msgId, expect, timeout: 4_000 });
     } catch (error) {
       if (error instanceof JetStreamApiError) {
         if (error.code === JetStreamApiCodes.StreamWrongLastSequence) {
@@ -33,14 +38,15 @@ export async function append(log: Log, subject: string, payload: string | Uint8A
         throw new LogUnavailableError(`the event log refused the write: ${error.message}`, { cause: error });
       }
       lastError = error;
-      if (!isTransient(error) || log.nc.isClosed()) break;
+      if (!isRetryable(error) || nc.isClosed()) break;
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
   }
   throw new LogUnavailableError("the event log is unavailable", { cause: lastError });
 }
 
-function isTransient(error: unknown): boolean {
+/** Publish failures where the message may not have reached the stream and a retry with the same msgId is safe. */
+function isRetryable(error: unknown): boolean {
   return (
     error instanceof natsErrors.TimeoutError ||
     error instanceof natsErrors.RequestError ||

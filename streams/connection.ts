@@ -1,16 +1,20 @@
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { connect } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { namesFor, type Names } from "./names.ts";
+import { NATS, type NatsHandles } from "./nats-handles.ts";
 
+/**
+ * A connection to the event log. Its NATS handles stay inside streams/: the rest of the code
+ * appends, reads and reserves through the functions of this folder.
+ */
 export type Log = {
-  nc: NatsConnection;
-  js: JetStreamClient;
-  jsm: JetStreamManager;
-  names: Names;
-  bucket: (name: string) => Promise<KV>;
-  close: () => Promise<void>;
+  readonly names: Names;
+  /** A KV bucket by its short name, for the functions of streams/ (reservations, the code store, shared secrets). */
+  readonly bucket: (name: string) => Promise<KV>;
+  readonly close: () => Promise<void>;
+  readonly [NATS]: NatsHandles;
 };
 
 /** Connects with endless reconnects: a NATS restart is an outage to ride out, not a reason to exit. */
@@ -33,9 +37,7 @@ export async function connectLog(servers: string[], namespace: string, log: Logg
   const names = namesFor(namespace);
   const buckets = new Map<string, Promise<KV>>();
   return {
-    nc,
-    js,
-    jsm,
+    [NATS]: { nc, js, jsm },
     names,
     bucket: (name) => {
       let bucket = buckets.get(name);

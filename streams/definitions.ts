@@ -1,6 +1,7 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
-import type { Names, StreamKind } from "./names.ts";
+import type { StreamKind } from "../domain/shared/stream-kind.ts";
+import type { Names } from "./names.ts";
 
 const TWO_MINUTES = nanos(2 * 60 * 1000);
 
@@ -28,4 +29,6 @@ export type BucketDefinition = { name: string; ttlMs: number; description: strin
 export const BUCKETS: BucketDefinition[] = [
   { name: "reservations", ttlMs: 0, description: "unique names claimed before a fact is appended" },
   { name: "auth_codes", ttlMs: 60 * 60 * 1000, description: "hashed sign-in codes and send counts per email" },
+  // No TTL: losing the session signing key would sign every user out (streams/shared-secret.ts).
+  { name: "secrets", ttlMs: 0, description: "generated secrets every instance shares, such as the session signing key" },
 ];

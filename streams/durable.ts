@@ -1,8 +1,10 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiError, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, JetStreamApiError } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import type { Logger } from "pino";
+import type { StreamKind } from "../domain/shared/stream-kind.ts";
 import type { Log } from "./connection.ts";
-import type { StreamKind } from "./names.ts";
+import { NATS } from "./nats-handles.ts";
+import type { StoredMessage } from "./read.ts";
 
 export type DurableOptions = {
   /** Consumer name, prefixed with the namespace. */
@@ -11,7 +13,7 @@ export type DurableOptions = {
   /** Subject filter below the stream root, e.g. `team.>`. */
   filter: string;
   /** Performs the side effect; a throw redelivers the message later (at-least-once). */
-  handle: (message: JsMsg) => Promise<void>;
+  handle: (message: StoredMessage) => Promise<void>;
   logger: Logger;
 };
 
@@ -27,11 +29,12 @@ export function runDurable(log: Log, options: DurableOptions): { stop: () => Pro
   const durable = `${log.names.namespace}_${options.name}`;
   const stream = log.names.stream(options.stream);
   const logger = options.logger.child({ component: "worker", consumer: options.name });
+  const { js, jsm } = log[NATS];
 
   const loop = (async () => {
     while (!stopped) {
       try {
-        await log.jsm.consumers
+        await jsm.consumers
           .add(stream, {
             durable_name: durable,
             ack_policy: AckPolicy.Explicit,
@@ -44,7 +47,7 @@ export function runDurable(log: Log, options: DurableOptions): { stop: () => Pro
             // An existing durable with the same name keeps its position.
             if (!(error instanceof JetStreamApiError)) throw error;
           });
-        const consumer = await log.js.consumers.get(stream, durable);
+        const consumer = await js.consumers.get(stream, durable);
         const messages = await consumer.consume({ max_messages: 20 });
         current = messages;
         for await (const message of messages) {

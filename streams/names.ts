@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
+import type { StreamKind } from "../domain/shared/stream-kind.ts";
 
 /**
  * Every stream, subject and KV bucket carries the NAMESPACE, so several instances and parallel
  * test runs share one NATS server without seeing each other.
  */
-export type StreamKind = "DOMAIN" | "INGEST";
-
 export type Names = {
   namespace: string;
   stream: (kind: StreamKind) => string;

@@ -5,6 +5,7 @@ import { append } from "./append.ts";
 import { connectLog, type Log } from "./connection.ts";
 import { ensureStreams } from "./ensure.ts";
 import { lastSequenceOn } from "./last-sequence.ts";
+import { removeStreams } from "./remove.ts";
 import { ABANDONED_AFTER_MS, reservationKey, reservationOwner, reserve, takeOverAbandoned } from "./reservations.ts";
 
 /** Against the local NATS server, in a namespace of its own. */
@@ -15,9 +16,7 @@ beforeAll(async () => {
   await ensureStreams(log);
 });
 afterAll(async () => {
-  for (const name of [log.names.stream("DOMAIN"), log.names.stream("INGEST"), `KV_${log.names.bucket("reservations")}`, `KV_${log.names.bucket("auth_codes")}`]) {
-    await log.jsm.streams.delete(name).catch(() => undefined);
-  }
+  await removeStreams(log);
   await log.close();
 });
 

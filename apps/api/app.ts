@@ -1,9 +1,14 @@
 import { randomUUID } from "node:crypto";
 import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { ApiDeps } from "./deps.ts";
+import { registerAuth } from "./plugins/auth.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
+import { redactingSerializers } from "./plugins/log-redaction.ts";
+import { registerOpenApi } from "./plugins/openapi.ts";
 import { readRequestInput } from "./plugins/request-input.ts";
+import { registerRouteSchemas } from "./plugins/route-schemas.ts";
 import { allAppUserRoutes, appUserRoutes } from "./routes/app-users.ts";
 import { appRoutes } from "./routes/apps.ts";
 import { auditLogRoutes } from "./routes/audit-logs.ts";
@@ -29,7 +34,8 @@ const ONE_MIB = 1024 * 1024;
 /** The HTTP API as a Fastify instance; `main.ts` listens, tests call `inject` or listen on port 0. */
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: deps.logger.child({ component: "api" }) as FastifyBaseLogger,
+    // Request URLs and errors are redacted: invitation and download tokens travel in URLs.
+    loggerInstance: deps.logger.child({ component: "api" }, { serializers: redactingSerializers }) as FastifyBaseLogger,
     bodyLimit: ONE_MIB,
     genReqId: (request) => {
       const given = request.headers["x-request-id"];
@@ -38,13 +44,16 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     trustProxy: true,
     return503OnClosing: true,
     forceCloseConnections: "idle",
-  });
+  }).withTypeProvider<ZodTypeProvider>();
   app.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
   });
   await app.register(cookie);
   registerErrorHandling(app);
   readRequestInput(app);
+  registerRouteSchemas(app, { strictResponses: deps.config.nodeEnv !== "production" });
+  registerAuth(app, deps);
+  await registerOpenApi(app, { version: "v1", publicBaseUrl: deps.config.publicBaseUrl });
   await app.register(healthRoutes(deps));
   await app.register(authRoutes(deps), { prefix: "/v1/auth" });
   await app.register(keyRoutes(deps), { prefix: "/v1/auth/keys" });

@@ -36,6 +36,8 @@ export async function runCommand(deps: ApiDeps, command: Command): Promise<numbe
     try {
       const ack = await append(deps.log, subject, JSON.stringify(envelope), { expectedLastSeq: version, msgId: envelope.id });
       await waitUntilVisible(deps, ack.seq);
+      // The directory has applied the fact: a key it revokes stops working before the answer.
+      deps.keyCache.forget(events);
       return ack.seq;
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;

@@ -4,11 +4,16 @@ import type { ProgressWatcher } from "../../projections/_runtime/progress.ts";
 import type { Log } from "../../streams/connection.ts";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail.ts";
+import type { SignInCodes } from "./auth/codes.ts";
 import type { SessionTokens } from "./auth/jwt.ts";
 import type { KeyUsage } from "./auth/key-usage.ts";
+import type { InstanceState } from "./instance-state.ts";
 
-/** Everything a route needs, built once in the composition root and passed down. */
-export type ApiDeps = {
+/**
+ * Everything a route needs, built once in the composition root and passed down. The instance's
+ * own memory (key cache, rate buckets, write queues, claim cache) comes with `InstanceState`.
+ */
+export type ApiDeps = InstanceState & {
   config: Config;
   logger: Logger;
   log: Log;
@@ -17,4 +22,6 @@ export type ApiDeps = {
   mailer: Mailer;
   keyUsage: KeyUsage;
   tokens: SessionTokens;
+  /** Sign-in codes of this instance: it owns the per-email queues of code checks. */
+  codes: SignInCodes;
 };

@@ -29,12 +29,27 @@ export function parseBounds(query: { since?: string; until?: string }, now = Dat
   return { since, until };
 }
 
-export const limitSchema = z.coerce.number().int().min(1).max(200).default(50);
+/**
+ * A list's `limit`: an integer of at least 1, `fallback` when absent. A value above `max` is served
+ * as `max` rather than refused, because the official SDKs and CLIs send `limit=1000` on every list
+ * route; a client learns the page size from the items it gets and pages on with the cursor. Below
+ * 1, not an integer or not a number is still a 400 naming the field (`limit: Expected number,
+ * received nan`). The documented schema shows no maximum for the same reason: 1000 is valid input.
+ */
+export function limitParam(max: number, fallback: number) {
+  return z.coerce
+    .number()
+    .int()
+    .min(1)
+    .transform((limit) => Math.min(limit, max))
+    .default(fallback)
+    .describe(`Page size, default ${fallback}; a value above ${max} is served as ${max}`);
+}
 
-/** The common list query: `cursor`, `limit` (1-200, default 50), `since`, `until`. */
+/** The common list query: `cursor`, `limit` (1-200, default 50, larger served as 200), `since`, `until`. */
 export const pageQuery = z.object({
   cursor: z.string().min(1).max(200).optional(),
-  limit: limitSchema,
+  limit: limitParam(200, 50),
   since: z.string().optional(),
   until: z.string().optional(),
 });

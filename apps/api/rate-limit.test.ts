@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TokenBuckets } from "./rate-limit.ts";
+import { enforceRateLimit, TokenBuckets } from "./rate-limit.ts";
 
 function clock(start = 1_000_000) {
   let now = start;
@@ -45,5 +45,16 @@ describe("TokenBuckets", () => {
     let allowed = 0;
     while (buckets.take("key:busy")) allowed += 1;
     expect(allowed).toBe(10);
+  });
+});
+
+describe("enforceRateLimit", () => {
+  it("spends the buckets of the API it is given: two instances limit apart", () => {
+    const first = { rateLimits: new TokenBuckets(2, 0) };
+    const second = { rateLimits: new TokenBuckets(2, 0) };
+    enforceRateLimit(first, "key:a");
+    enforceRateLimit(first, "key:a");
+    expect(() => enforceRateLimit(first, "key:a")).toThrow(expect.objectContaining({ code: "rate_limited" }));
+    expect(() => enforceRateLimit(second, "key:a")).not.toThrow();
   });
 });

@@ -13,8 +13,9 @@ type Bucket = { tokens: number; at: number };
 /**
  * Token buckets per identity: 100 tokens, refilled continuously at 10 a second, one per request.
  * Held in this process's memory: each API instance limits on its own, so N instances behind a
- * load balancer allow up to N times the rate (see docs/decisions.md). A bucket that has refilled
- * to capacity carries no information, so sweeping those bounds memory without changing answers.
+ * load balancer allow up to N times the rate (see docs/decisions.md). Each API owns one set
+ * (`deps.rateLimits`). A bucket that has refilled to capacity carries no information, so sweeping
+ * those bounds memory without changing answers. Why not a rate-limit plugin: docs/decisions.md.
  */
 export class TokenBuckets {
   readonly #buckets = new Map<string, Bucket>();
@@ -55,9 +56,6 @@ export class TokenBuckets {
   }
 }
 
-// One set of buckets per running API (tests start several in one process), without widening ApiDeps.
-const bucketsByApi = new WeakMap<ApiDeps, TokenBuckets>();
-
 /** Who a request is counted against: its API key, else its user, else its address. */
 export function rateLimitIdentity(principal: Principal | null, request: FastifyRequest): string {
   if (principal?.kind === "key") return `key:${principal.keyId}`;
@@ -69,21 +67,17 @@ export function rateLimitIdentity(principal: Principal | null, request: FastifyR
  * Spends one token of the caller's bucket (ingest, events query, attachment reservation).
  * @throws DomainError rate_limited, answered with `Retry-After: 1`
  */
-export function enforceRateLimit(deps: ApiDeps, identity: string): void {
-  let buckets = bucketsByApi.get(deps);
-  if (!buckets) {
-    buckets = new TokenBuckets();
-    bucketsByApi.set(deps, buckets);
-  }
-  if (!buckets.take(identity)) throw rateLimited("rate limit exceeded; retry after 1 second");
+export function enforceRateLimit(deps: Pick<ApiDeps, "rateLimits">, identity: string): void {
+  if (!deps.rateLimits.take(identity)) throw rateLimited("rate limit exceeded; retry after 1 second");
 }
 
 /**
  * Resolves a rate-limited route's caller with `authenticate` and spends a token of its bucket.
  * A request without a valid credential spends its address's token before it is refused, so a
  * flood of missing or wrong keys meets 429 like any other caller.
+ * @throws DomainError rate_limited, or whatever `authenticate` throws
  */
-export async function authenticateRateLimited<T>(deps: ApiDeps, request: FastifyRequest, authenticate: () => Promise<T>, identityOf: (caller: T) => string): Promise<T> {
+export async function authenticateRateLimited<T>(deps: Pick<ApiDeps, "rateLimits">, request: FastifyRequest, authenticate: () => Promise<T>, identityOf: (caller: T) => string): Promise<T> {
   let caller: T;
   try {
     caller = await authenticate();

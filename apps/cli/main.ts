@@ -1,10 +1,12 @@
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { sql } from "slonik";
-import { z } from "zod";
+import { STREAM_KINDS, type StreamKind } from "../../domain/shared/stream-kind.ts";
+import { activeCheckpoints } from "../../projections/_runtime/checkpoint-queries.ts";
+import { replay } from "../../projections/_runtime/replay.ts";
 import { projectionNamed, PROJECTIONS } from "../../projections/registry.ts";
-import { replay } from "../../streams/replay.ts";
+import { streamHead, streamState } from "../../streams/stream-head.ts";
 import { loadConfig } from "../config.ts";
+import { factSourceOf } from "../projector/fact-source.ts";
 import { openInfrastructure } from "../runtime.ts";
 import { exitOnStartupError } from "../startup.ts";
 
@@ -28,20 +30,17 @@ async function main(): Promise<void> {
     if (command === "migrate") {
       console.log("database, streams and read models are up to date");
     } else if (command === "streams") {
-      for (const kind of ["DOMAIN", "INGEST"] as const) {
-        const info = await log.jsm.streams.info(log.names.stream(kind));
-        console.log(`${info.config.name}: ${info.state.messages} messages, last seq ${info.state.last_seq}, ${info.state.bytes} bytes`);
+      for (const kind of STREAM_KINDS) {
+        const state = await streamState(log, kind);
+        console.log(`${state.name}: ${state.messages} messages, last seq ${state.lastSeq}, ${state.bytes} bytes`);
       }
-      const rows = await pool.any(sql.type(z.object({ projection: z.string(), generation: z.number(), stream: z.string(), last_seq: z.number() }))`
-        select c.projection, c.generation, c.stream, c.last_seq from projection_checkpoints c
-          join projection_generations g on g.projection = c.projection and g.active_generation = c.generation order by 1`);
-      for (const row of rows) {
-        const head = (await log.jsm.streams.info(log.names.stream(row.stream as "DOMAIN"))).state.last_seq;
+      for (const row of await activeCheckpoints(pool)) {
+        const head = await streamHead(log, row.stream as StreamKind);
         console.log(`read model ${row.projection} (generation ${row.generation}) at ${row.last_seq} of ${row.stream}, lag ${head - row.last_seq}`);
       }
     } else {
       if (!argument) throw new Error(`replay needs a read model name\n${USAGE}`);
-      const generation = await replay({ log, pool, databaseUrl: config.databaseUrl, logger }, projectionNamed(argument));
+      const generation = await replay({ source: factSourceOf(log), pool, databaseUrl: config.databaseUrl, logger }, projectionNamed(argument));
       console.log(`read model ${argument} rebuilt as generation ${generation} and swapped in`);
     }
   } finally {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { anIngestedEvent } from "../../test/support/ingested-event.ts";
 import type { EventsIngested, IngestedEvent } from "../ingest/events.ts";
 import { metricEventOf, parseDuration, parseMetricMessage } from "./derive.ts";
 
@@ -17,27 +18,19 @@ const batch = {
   events: [],
 } as EventsIngested;
 
-const event = (message: string, custom_attributes: Record<string, string> = {}): IngestedEvent => ({
-  id: "0190f0f0-0000-7000-8000-000000000009",
-  client_event_id: null,
-  session_id: "00000000-0000-4000-8000-000000000006",
-  user_id: "u1",
-  level: "info",
-  source_module: null,
-  message,
-  screen_name: null,
-  custom_attributes,
-  environment: "ios",
-  os_version: "17.1",
-  app_version: "1.2",
-  sdk_name: null,
-  sdk_version: null,
-  build_number: "42",
-  device_model: "iPhone15,2",
-  locale: null,
-  is_dev: false,
-  timestamp: "2026-01-02T03:00:00.000Z",
-});
+const event = (message: string, custom_attributes: Record<string, string> = {}): IngestedEvent =>
+  anIngestedEvent({
+    id: "0190f0f0-0000-7000-8000-000000000009",
+    session_id: "00000000-0000-4000-8000-000000000006",
+    user_id: "u1",
+    message,
+    custom_attributes,
+    os_version: "17.1",
+    app_version: "1.2",
+    build_number: "42",
+    device_model: "iPhone15,2",
+    timestamp: "2026-01-02T03:00:00.000Z",
+  });
 
 describe("parseMetricMessage", () => {
   it("reads metric:<slug>:<phase> for the five phases only", () => {

@@ -9,7 +9,7 @@ const DEFAULT_BYTES_PER_TURN = 256 * 1024;
  * decoded in one go, it held every other projector's replies for tens of ms. Between two
  * transactions of the events projector (commit, begin, checks: several round trips with nothing
  * for Postgres to do) that cost 65-140 ms per batch in the bench, 10-25 % of its time; with these
- * turns, and the checks folded into fewer round trips (streams/project.ts), about 30 ms.
+ * turns, and the checks folded into fewer round trips (apply-batch.ts), about 30 ms.
  */
 export class LoopTurns {
   #sinceTurn = 0;

@@ -1,5 +1,5 @@
 import type { DatabaseTransactionConnection } from "slonik";
-import type { StreamKind } from "../../streams/names.ts";
+import type { StreamKind } from "../../domain/shared/stream-kind.ts";
 
 /** One message of a stream as a projector sees it. */
 export type Fact = { seq: number; subject: string; data: Uint8Array };

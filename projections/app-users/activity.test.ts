@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EventsIngested, IngestedEvent } from "../../domain/ingest/events.ts";
+import { anIngestedEvent } from "../../test/support/ingested-event.ts";
 import { ActivityFold, baseLanguage } from "./activity.ts";
 
 const PROJECT = "00000000-0000-4000-8000-000000000001";
@@ -18,28 +19,9 @@ function batch(fields: Partial<EventsIngested>, events: Partial<IngestedEvent>[]
     received_at: "2024-05-01T00:00:00.000Z",
     country_code: null,
     ...fields,
-    events: events.map((event) => ({
-      id: PROJECT,
-      client_event_id: null,
-      session_id: PROJECT,
-      user_id: "u",
-      level: "info",
-      source_module: null,
-      message: "m",
-      screen_name: null,
-      custom_attributes: {},
-      environment: "ios",
-      os_version: null,
-      app_version: null,
-      sdk_name: null,
-      sdk_version: null,
-      build_number: null,
-      device_model: null,
-      locale: null,
-      is_dev: false,
-      timestamp: "2024-05-01T00:00:00.000Z",
-      ...event,
-    })),
+    events: events.map((event) =>
+      anIngestedEvent({ id: PROJECT, session_id: PROJECT, user_id: "u", message: "m", timestamp: "2024-05-01T00:00:00.000Z", ...event }),
+    ),
   };
 }
 

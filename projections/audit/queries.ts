@@ -1,12 +1,16 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
+import { actorSchema } from "../../domain/shared/envelope.ts";
+
+/** What an audit entry records (projections/audit/entries.ts writes nothing else). */
+export const AUDIT_ACTIONS = ["create", "update", "delete"] as const;
 
 const auditRow = z.object({
   id: z.string(),
   team_id: z.string(),
-  actor_type: z.string(),
+  actor_type: actorSchema.shape.type,
   actor_id: z.string().nullable(),
-  action: z.string(),
+  action: z.enum(AUDIT_ACTIONS),
   resource_type: z.string(),
   resource_id: z.string(),
   changes: z.record(z.unknown()).nullable(),

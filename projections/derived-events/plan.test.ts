@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { UserClaimed } from "../../domain/identity/events.ts";
 import type { EventsIngested, IngestedEvent } from "../../domain/ingest/events.ts";
 import { metricEventOf } from "../../domain/metrics/derive.ts";
+import { anIngestedEvent } from "../../test/support/ingested-event.ts";
 import type { Fact } from "../_runtime/projection.ts";
 import { planDerived } from "./plan.ts";
 
@@ -10,27 +11,7 @@ const HOUR = 3_600_000;
 let seq = 0;
 
 function event(id: string, message: string, clientEventId: string | null, timestamp = "2026-01-10T00:00:00.000Z"): IngestedEvent {
-  return {
-    id,
-    client_event_id: clientEventId,
-    session_id: "00000000-0000-4000-8000-000000000006",
-    user_id: "u",
-    level: "info",
-    source_module: null,
-    message,
-    screen_name: null,
-    custom_attributes: {},
-    environment: "ios",
-    os_version: null,
-    app_version: null,
-    sdk_name: null,
-    sdk_version: null,
-    build_number: null,
-    device_model: null,
-    locale: null,
-    is_dev: false,
-    timestamp,
-  };
+  return anIngestedEvent({ id, client_event_id: clientEventId, session_id: "00000000-0000-4000-8000-000000000006", user_id: "u", message, timestamp });
 }
 
 function fact(mode: "ingest" | "import", receivedMs: number, events: IngestedEvent[]): Fact {

@@ -1,8 +1,8 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import { PLATFORMS } from "../../domain/apps/events.ts";
-import type { TeamProjects } from "../../domain/projects/decide.ts";
-import { DEFAULTS, ISSUE_ALERT_FREQUENCIES, OVERRIDE_FIELDS } from "../../domain/projects/settings.ts";
+import type { TeamProjects } from "../../domain/projects/decider.ts";
+import { DEFAULTS, ISSUE_ALERT_FREQUENCIES, UPDATABLE_FIELDS } from "../../domain/projects/settings.ts";
 
 export const projectRow = z.object({
   id: z.string(),
@@ -27,8 +27,15 @@ const projectColumns = sql.fragment`
 
 /** The API shape: every override next to its `effective_` value. */
 export function toProject(row: ProjectRow) {
-  const effective = Object.fromEntries(OVERRIDE_FIELDS.map((field) => [`effective_${field}`, row[field] ?? DEFAULTS[field]]));
-  return { ...row, ...effective };
+  return {
+    ...row,
+    effective_retention_days_events: row.retention_days_events ?? DEFAULTS.retention_days_events,
+    effective_retention_days_metrics: row.retention_days_metrics ?? DEFAULTS.retention_days_metrics,
+    effective_retention_days_funnels: row.retention_days_funnels ?? DEFAULTS.retention_days_funnels,
+    effective_attachment_user_quota_bytes: row.attachment_user_quota_bytes ?? DEFAULTS.attachment_user_quota_bytes,
+    effective_attachment_project_quota_bytes: row.attachment_project_quota_bytes ?? DEFAULTS.attachment_project_quota_bytes,
+    effective_issue_alert_frequency: row.issue_alert_frequency ?? DEFAULTS.issue_alert_frequency,
+  };
 }
 
 /** Active projects of the given teams, oldest first. */
@@ -40,10 +47,19 @@ export const projectsOfTeams = (db: CommonQueryMethods, teamIds: readonly string
 export const activeProject = (db: CommonQueryMethods, projectId: string) =>
   db.maybeOne(sql.type(projectRow)`select ${projectColumns} from projects p where p.id = ${projectId} and p.deleted_at is null`);
 
+/** Every project of a team as the projects decider sees it, soft-deleted ones included. */
 export async function teamProjects(db: CommonQueryMethods, teamId: string): Promise<TeamProjects> {
-  const rows = await db.any(sql.type(z.object({ id: z.string(), slug: z.string(), color: z.string(), deleted: z.boolean() }))`
-    select id, slug, color, deleted_at is not null as deleted from projects where team_id = ${teamId}`);
-  return { teamId, projects: [...rows] };
+  const rows = await db.any(sql.type(projectRow.extend({ deleted: z.boolean() }))`
+    select ${projectColumns}, p.deleted_at is not null as deleted from projects p where p.team_id = ${teamId}`);
+  return {
+    teamId,
+    projects: rows.map((row) => ({
+      id: row.id,
+      slug: row.slug,
+      deleted: row.deleted,
+      values: Object.fromEntries(UPDATABLE_FIELDS.map((field) => [field, row[field]])) as TeamProjects["projects"][number]["values"],
+    })),
+  };
 }
 
 export const appRow = z.object({

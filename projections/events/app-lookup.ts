@@ -11,7 +11,18 @@ const appRow = z.object({
 });
 export type IngestApp = z.infer<typeof appRow>;
 
-/** The active (not deleted) app an ingest request posts into, from the directory's `apps` view. */
-export const activeAppById = (db: CommonQueryMethods, appId: string) =>
-  db.maybeOne(sql.type(appRow)`
-    select id, team_id, project_id, platform, bundle_id from apps where id = ${appId} and deleted_at is null`);
+const keyAppRow = appRow.extend({ key_expires_at: z.string().nullable() });
+
+/**
+ * The active (not deleted) app an app-bound key (client or import) posts into, with the key's
+ * expiry, from the directory's `api_keys` and `apps` views; null when the key or its app is deleted.
+ */
+export async function appOfKey(db: CommonQueryMethods, keyId: string): Promise<{ app: IngestApp; keyExpiresAt: string | null } | null> {
+  const row = await db.maybeOne(sql.type(keyAppRow)`
+    select a.id, a.team_id, a.project_id, a.platform, a.bundle_id, k.expires_at as key_expires_at
+      from api_keys k join apps a on a.id = k.app_id
+     where k.id = ${keyId} and k.deleted_at is null and a.deleted_at is null`);
+  if (!row) return null;
+  const { key_expires_at, ...app } = row;
+  return { app, keyExpiresAt: key_expires_at };
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EventsIngested, IngestedEvent } from "../../domain/ingest/events.ts";
+import { anIngestedEvent } from "../../test/support/ingested-event.ts";
 import { planChunks } from "./plan.ts";
 
 const APP = "11111111-1111-4111-8111-111111111111";
@@ -7,27 +8,15 @@ const OTHER_APP = "55555555-5555-4555-8555-555555555555";
 const HOUR = 3_600_000;
 let sequence = 0;
 
-const event = (clientEventId: string | null): IngestedEvent => ({
-  id: `e${(sequence += 1)}`,
-  client_event_id: clientEventId,
-  session_id: "s",
-  user_id: null,
-  level: "info",
-  source_module: null,
-  message: "m",
-  screen_name: null,
-  custom_attributes: {},
-  environment: "web",
-  os_version: null,
-  app_version: null,
-  sdk_name: null,
-  sdk_version: null,
-  build_number: null,
-  device_model: null,
-  locale: null,
-  is_dev: false,
-  timestamp: "2026-11-21T12:00:00.000Z",
-});
+const event = (clientEventId: string | null): IngestedEvent =>
+  anIngestedEvent({
+    id: `e${(sequence += 1)}`,
+    client_event_id: clientEventId,
+    session_id: "s",
+    message: "m",
+    environment: "web",
+    timestamp: "2026-11-21T12:00:00.000Z",
+  });
 
 const fact = (receivedMs: number, events: IngestedEvent[], appId = APP): EventsIngested => ({
   type: "EventsIngested",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { append } from "../../streams/append.ts";
 import { createProject } from "../support/catalog.ts";
 import { anError, type Client } from "../support/http.ts";
 import { joinTeam } from "../support/membership.ts";
@@ -319,7 +320,7 @@ describe("text Postgres cannot store", () => {
     expect(created.status).toBe(201);
     const teamId: string = created.body.id;
     const subject = service.log.names.aggregateSubject("team", teamId);
-    await service.log.js.publish(subject, "not a domain envelope", { msgID: randomUUID() });
+    await append(service.log, subject, "not a domain envelope", { msgId: randomUUID() });
     const renamed = await http.patch(`/v1/teams/${teamId}`, { name: "Parked, then renamed" }, { token: owner.token });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     expect((await http.get(`/v1/teams/${teamId}`, { token: owner.token })).body).toMatchObject({ name: "Parked, then renamed" });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectionNamed } from "../../projections/registry.ts";
-import { replay } from "../../streams/replay.ts";
+import { replay } from "../../projections/_runtime/replay.ts";
 import { appendImport, at, ingestAll, metricEvent, midnightDaysAgo, stepEvent } from "../support/analytics.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import type { Client } from "../support/http.ts";

@@ -291,7 +291,7 @@ describe("access", () => {
 describe("parameters", () => {
   it.each([
     "limit=0",
-    "limit=201",
+    "limit=1.5",
     "limit=ten",
     "level=fatal",
     "level=info,loud",

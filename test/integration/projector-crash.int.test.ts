@@ -7,6 +7,7 @@ import type { Config } from "../../apps/config.ts";
 import { openInfrastructure } from "../../apps/runtime.ts";
 import type { DomainEvent } from "../../domain/events.ts";
 import { newId } from "../../domain/shared/ids.ts";
+import { append } from "../../streams/append.ts";
 import type { Log } from "../../streams/connection.ts";
 import { cleanUp, spawnTsx, waitUntil, type OwnedProcess } from "../support/processes.ts";
 import { dropDatabase, serviceEnv, testConfig } from "../support/service.ts";
@@ -108,7 +109,7 @@ async function appendUsers(from: number, to: number): Promise<void> {
 
 async function appendPoison(data: string): Promise<void> {
   const subject = log.names.aggregateSubject("user", newId());
-  const ack = await log.js.publish(subject, data, { msgID: newId() });
+  const ack = await append(log, subject, data, { msgId: newId() });
   poisonSeqs.push({ seq: ack.seq, subject });
   // A parked fact still counts in its aggregate's version.
   lastSeqBySubject.set(subject, ack.seq);

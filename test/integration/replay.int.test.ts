@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../domain/shared/ids.ts";
 import { projectionNamed } from "../../projections/registry.ts";
-import { replay } from "../../streams/replay.ts";
+import { replay } from "../../projections/_runtime/replay.ts";
 import { createApp, createProject, projectWithApp } from "../support/catalog.ts";
 import type { Client } from "../support/http.ts";
 import { invitationToken } from "../support/outbox.ts";

@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { loadConfig, type Config } from "../../apps/config.ts";
 import { startService, type Part, type Service } from "../../apps/runtime.ts";
 import { client, type Client } from "./http.ts";
@@ -54,10 +54,10 @@ export function serviceEnv(config: Config): Record<string, string> {
   };
 }
 
-/** Starts api + projector + worker against the local NATS and Postgres with isolated names. */
-export async function startTestService(config?: Config, parts: Part[] = ["api", "projector", "worker"]): Promise<TestService> {
+/** Starts api + projector + worker against the local NATS and Postgres with isolated names; `logger` lets a test read the log. */
+export async function startTestService(config?: Config, parts: Part[] = ["api", "projector", "worker"], logger?: Logger): Promise<TestService> {
   const resolved = config ?? (await testConfig());
-  const service = await startService(resolved, parts, pino({ level: resolved.logLevel }));
+  const service = await startService(resolved, parts, logger ?? pino({ level: resolved.logLevel }));
   return { ...service, baseUrl: service.url ?? "", outbox: resolved.mailOutboxDir, databaseUrl: resolved.databaseUrl };
 }
 

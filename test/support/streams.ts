@@ -1,12 +1,15 @@
+import pino from "pino";
 import type { DomainEnvelope, DomainEvent } from "../../domain/events.ts";
 import { newId } from "../../domain/shared/ids.ts";
+import type { StreamKind } from "../../domain/shared/stream-kind.ts";
 import { append } from "../../streams/append.ts";
-import pino from "pino";
 import { connectLog, type Log } from "../../streams/connection.ts";
+import { removeStreams } from "../../streams/remove.ts";
+import { streamHead as lastSeqOf } from "../../streams/stream-head.ts";
 
 /** The last sequence on one of the namespace's streams. */
-export async function streamHead(log: Log, stream: "DOMAIN" | "INGEST" = "DOMAIN"): Promise<number> {
-  return (await log.jsm.streams.info(log.names.stream(stream))).state.last_seq;
+export async function streamHead(log: Log, stream: StreamKind = "DOMAIN"): Promise<number> {
+  return lastSeqOf(log, stream);
 }
 
 /**
@@ -20,10 +23,7 @@ export async function appendFacts(log: Log, subject: string, events: DomainEvent
 
 /** Deletes the namespace's streams and KV buckets from the NATS server. */
 export async function dropStreams(log: Log): Promise<void> {
-  const { jsm, names } = log;
-  for (const name of [names.stream("DOMAIN"), names.stream("INGEST"), `KV_${names.bucket("reservations")}`, `KV_${names.bucket("auth_codes")}`]) {
-    await jsm.streams.delete(name).catch(() => undefined);
-  }
+  await removeStreams(log);
 }
 
 /** Connects to `servers` only to delete `namespace`'s streams and KV buckets (for a service that ran in a child process). */

@@ -12,9 +12,9 @@ export const definitionParams = z.object({ projectId: uuid, slug: definitionSlug
 
 /** Query fields every analytics route shares. */
 export const windowFields = {
-  since: z.string().min(1).max(64).optional(),
-  until: z.string().min(1).max(64).optional(),
-  data_mode: z.enum(DATA_MODES).default("production"),
+  since: z.string().min(1).max(64).optional().describe("Start of the window: relative (30m, 1h, 7d, 1w: that long ago) or ISO 8601"),
+  until: z.string().min(1).max(64).optional().describe("End of the window, read like since; default now"),
+  data_mode: z.enum(DATA_MODES).default("production").describe("production: is_dev false; development: is_dev true; all"),
 };
 
 /** A free-text filter value (app version, device model, user id...). */

@@ -3,6 +3,7 @@ import { forbidden, notFound } from "../../../domain/shared/errors.ts";
 import { atLeast, type Role } from "../../../domain/shared/roles.ts";
 import { memberRole, teamsOfUser } from "../../../projections/directory/queries.ts";
 import type { ApiDeps } from "../deps.ts";
+import type { WritingKeyType } from "../ingest/caller.ts";
 import type { Principal } from "./principal.ts";
 
 /**
@@ -10,6 +11,33 @@ import type { Principal } from "./principal.ts";
  * users need at least `role` in the team. `userOnly` operations answer 403 to every API key.
  */
 export type Rule = { permission: string; role: Role; userOnly?: boolean };
+
+/**
+ * Who may call a route, declared as the route option `config.access`:
+ * - `public`: anyone; no credentials are read.
+ * - `session`: a signed-in user (JWT bearer or `token` cookie); every API key is refused with 403.
+ * - `team`: users with at least `role` in the team of the resource, API keys of that team holding
+ *   `permission` (none with `userOnly`). The key half is checked here, before any lookup, so a
+ *   missing permission never reveals whether a resource exists; the handler checks the team once
+ *   it knows the resource (`authorize` in auth/access.ts).
+ * - `app-key`: the app-bound key of ingest (`client`) or import (`import`) with events:write,
+ *   resolved through the key cache; every call spends a rate-limit token.
+ * - `sdk-key`: a client key holding `permission`, acting on its app's project (identity calls).
+ * `rateLimited` spends a token of the caller's bucket (a key's, a user's, or the address's when
+ * the credentials are refused).
+ */
+export type Access =
+  | { kind: "public" }
+  | { kind: "session" }
+  | ({ kind: "team"; rateLimited?: boolean } & Rule)
+  | { kind: "app-key"; keyType: WritingKeyType }
+  | { kind: "sdk-key"; permission: string };
+
+export const PUBLIC: Access = { kind: "public" };
+export const SESSION: Access = { kind: "session" };
+export const team = (rule: Rule, options: { rateLimited?: boolean } = {}): Access => ({ kind: "team", ...rule, ...options });
+export const appKey = (keyType: WritingKeyType): Access => ({ kind: "app-key", keyType });
+export const sdkKey = (permission: string): Access => ({ kind: "sdk-key", permission });
 
 /** The key-side half of a rule, checked before any lookup so a missing permission never reveals whether a resource exists. */
 export function checkKeyRule(caller: Principal, rule: Rule): void {

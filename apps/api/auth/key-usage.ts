@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import { sql, type DatabasePool } from "slonik";
-import { jsonRows } from "../../../projections/_runtime/sql.ts";
+import type { DatabasePool } from "slonik";
+import { recordKeyUses } from "../../../projections/directory/key-usage-queries.ts";
 
 const FLUSH_MS = 5_000;
 
@@ -36,10 +36,7 @@ export class KeyUsage {
     const rows = [...this.#pending].map(([key_id, last_used_at]) => ({ key_id, last_used_at }));
     this.#pending = new Map();
     try {
-      await this.pool.query(sql.unsafe`
-        insert into api_key_usage (key_id, last_used_at)
-        select key_id, last_used_at from jsonb_to_recordset(${jsonRows(rows)}) as r(key_id uuid, last_used_at timestamptz)
-        on conflict (key_id) do update set last_used_at = greatest(api_key_usage.last_used_at, excluded.last_used_at)`);
+      await recordKeyUses(this.pool, rows);
     } catch (error) {
       this.logger.warn({ err: error }, "could not record api key usage");
       for (const row of rows) if (!this.#pending.has(row.key_id)) this.#pending.set(row.key_id, row.last_used_at);

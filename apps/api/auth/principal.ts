@@ -27,15 +27,18 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 export function callerOf(deps: ApiDeps, request: FastifyRequest): Promise<Principal | null> {
   let caller = resolved.get(request);
   if (!caller) {
-    caller = authenticate(deps, request);
+    caller = resolvePrincipal(deps, request);
     resolved.set(request, caller);
   }
   return caller;
 }
 
+/** The credentials of a request, resolved once however many checks ask (the auth plugin, the ingest key cache). */
+export const authenticate = callerOf;
+
 const resolved = new WeakMap<FastifyRequest, Promise<Principal | null>>();
 
-async function authenticate(deps: ApiDeps, request: FastifyRequest): Promise<Principal | null> {
+async function resolvePrincipal(deps: ApiDeps, request: FastifyRequest): Promise<Principal | null> {
   const bearer = BEARER.exec(request.headers.authorization ?? "")?.[1];
   if (bearer?.startsWith("svc_")) {
     const key = await keyBySecret(deps.pool, bearer);

@@ -6,7 +6,6 @@ import { append } from "../../../streams/append.ts";
 import { ConcurrencyError } from "../../../streams/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import type { IdentityCaller } from "./caller.ts";
-import { oneAtATime } from "../one-at-a-time.ts";
 
 /** Attempts before a contended identity write answers 503: each lost race costs one projector round trip. */
 const ATTEMPTS = 12;
@@ -36,7 +35,7 @@ export async function decideOnSubject<L extends { subject: string }, T>(
 ): Promise<T> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     const located = await locate();
-    const outcome = await oneAtATime(deps, located.subject, async () => decide(located, await identityVersion(deps.pool, located.subject)));
+    const outcome = await deps.oneAtATime.run(located.subject, async () => decide(located, await identityVersion(deps.pool, located.subject)));
     if (outcome !== null) return outcome;
   }
   throw unavailable("too much contention on this user; retry");

@@ -1,10 +1,10 @@
 import type { UserClaimed } from "../../../domain/identity/events.ts";
 import { conflict } from "../../../domain/shared/errors.ts";
-import { rememberClaim } from "../../../projections/app-users/claim-lookup.ts";
 import { projectAppIds } from "../../../projections/directory/catalog-queries.ts";
 import { countUserEvents } from "../../../projections/events/queries.ts";
 import { claimerOf } from "../../../projections/app-users/records.ts";
 import { ingestProjections } from "../../../projections/registry.ts";
+import { streamHead } from "../../../streams/stream-head.ts";
 import type { ApiDeps } from "../deps.ts";
 import { appendIdentityFact, decideOnSubject, factHeader } from "./append.ts";
 import type { IdentityCaller } from "./caller.ts";
@@ -17,7 +17,7 @@ const COUNT_WAIT_MS = 2_000;
  * includes events the SDK sent just before the claim.
  */
 async function eventsCaughtUp(deps: ApiDeps): Promise<void> {
-  const head = (await deps.log.jsm.streams.info(deps.log.names.stream("INGEST"))).state.last_seq;
+  const head = await streamHead(deps.log, "INGEST");
   await deps.progress.waitFor(["events"], head, Math.min(COUNT_WAIT_MS, deps.config.readYourWritesTimeoutMs));
 }
 
@@ -49,7 +49,7 @@ export async function claim(deps: ApiDeps, caller: IdentityCaller, anonymousId: 
       user_id: userId,
     };
     if ((await appendIdentityFact(deps, subject, version, fact, ingestProjections())) === null) return null;
-    rememberClaim(deps.pool, projectId, anonymousId, userId);
+    deps.claims.remember(projectId, anonymousId, userId);
     return moved;
   });
 }

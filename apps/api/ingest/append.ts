@@ -1,8 +1,8 @@
 import type { IngestedEvent } from "../../../domain/ingest/events.ts";
 import { encodeFacts, type FactSource } from "../../../domain/ingest/fact.ts";
 import { newId } from "../../../domain/shared/ids.ts";
-import { reattributeClaimed } from "../../../projections/app-users/claim-lookup.ts";
 import { append } from "../../../streams/append.ts";
+import { maxPayload } from "../../../streams/server-info.ts";
 import type { ApiDeps } from "../deps.ts";
 import type { IngestCaller } from "./caller.ts";
 
@@ -23,11 +23,11 @@ export async function appendBatch(
   source: Pick<FactSource, "mode" | "receivedAt" | "countryCode">,
 ): Promise<void> {
   if (events.length === 0) return;
-  await reattributeClaimed(deps.pool, caller.app.project_id, events);
+  await deps.claims.reattribute(caller.app.project_id, events);
   const facts = encodeFacts(
     { ...source, batchId: newId(), app: caller.app, apiKeyId: caller.keyId },
     events,
-    (deps.log.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - MESSAGE_HEADROOM_BYTES,
+    (maxPayload(deps.log) ?? DEFAULT_MAX_PAYLOAD) - MESSAGE_HEADROOM_BYTES,
   );
   const subject = deps.log.names.ingestSubject(caller.app.project_id, caller.app.id);
   for (const fact of facts) await append(deps.log, subject, fact.payload, { msgId: fact.id });

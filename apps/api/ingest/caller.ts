@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { forbidden, unauthorized } from "../../../domain/shared/errors.ts";
-import { activeAppById, type IngestApp } from "../../../projections/events/app-lookup.ts";
-import { callerOf } from "../auth/principal.ts";
+import { appOfKey, type IngestApp } from "../../../projections/events/app-lookup.ts";
+import { authenticate } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 
 export type IngestCaller = { keyId: string; app: IngestApp };
@@ -9,22 +9,18 @@ export type IngestCaller = { keyId: string; app: IngestApp };
 /** Client keys post to /v1/ingest, import keys to /v1/import; both are bound to one app. */
 export type WritingKeyType = "client" | "import";
 
-/** How long a resolved key and its app are reused without reading the directory again. */
-const CACHE_TTL_MS = 5_000;
-const CACHE_MAX = 10_000;
+/** A resolved writing key as the key cache remembers it: the type proves what it was resolved for. */
+export type CachedWritingKey = { keyType: WritingKeyType; caller: IngestCaller };
 
-type Entry = { caller: IngestCaller; expiresAt: number };
-// One cache per API and key type, keyed by the Authorization header: an entry proves the key type
-// it was resolved for.
-const cacheByApi = new WeakMap<ApiDeps, Record<WritingKeyType, Map<string, Entry>>>();
+// Per request, not per instance: the onRequest hook and the handler share one resolution, and the
+// entry goes with the request.
 const resolved = new WeakMap<FastifyRequest, Promise<IngestCaller>>();
 
 /**
  * The app-scoped key and app of an ingest (client key) or import (import key) request, resolved
- * once per request (the onRequest hook and the handler share the answer). SDKs post several
- * batches a second per key, so a resolved key (with its app row) is cached in memory for
- * 5 seconds: a revoked or expired key, a deleted app or a changed permission takes effect within
- * that time on each API instance. Failures are not cached, so a key works as soon as it exists.
+ * once per request. A resolved key is remembered by the instance's key cache (`deps.keyCache`),
+ * which forgets it as soon as a fact revokes it and never keeps it past its expiry. Failures are
+ * not remembered, so a key works as soon as it exists.
  * @throws DomainError unauthorized without a valid credential, forbidden for any other key type or one without events:write
  */
 export function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType = "client"): Promise<IngestCaller> {
@@ -38,28 +34,24 @@ export function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: 
 
 async function resolve(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType): Promise<IngestCaller> {
   const authorization = request.headers.authorization;
-  let caches = cacheByApi.get(deps);
-  if (!caches) {
-    caches = { client: new Map(), import: new Map() };
-    cacheByApi.set(deps, caches);
-  }
-  const cache = caches[keyType];
-  const now = Date.now();
-  const cached = authorization === undefined ? undefined : cache.get(authorization);
-  if (cached && cached.expiresAt > now) {
+  const cached = authorization === undefined ? undefined : deps.keyCache.get(authorization);
+  if (cached !== undefined && cached.keyType === keyType) {
     deps.keyUsage.touch(cached.caller.keyId);
     return cached.caller;
   }
-  const principal = await callerOf(deps, request);
+  // Taken before the directory is read: a revocation arriving meanwhile keeps this row out of the cache.
+  const generation = deps.keyCache.generation;
+  const principal = await authenticate(deps, request);
   if (!principal) throw unauthorized(`a ${keyType} API key is required (Authorization: Bearer svc_${keyType}_...)`);
   const route = keyType === "client" ? "ingest" : "import";
   if (principal.kind !== "key" || principal.keyType !== keyType) throw forbidden(`${route} requires ${keyType === "client" ? "a client" : "an import"} API key`);
   if (!principal.permissions.includes("events:write")) throw forbidden("requires the events:write permission");
-  const app = principal.appId === null ? null : await activeAppById(deps.pool, principal.appId);
-  if (!app) throw forbidden("the app of this key does not exist");
+  const found = principal.appId === null ? null : await appOfKey(deps.pool, principal.keyId);
+  if (!found) throw forbidden("the app of this key does not exist");
+  const { app, keyExpiresAt } = found;
   const caller = { keyId: principal.keyId, app };
-  if (cache.size >= CACHE_MAX) cache.clear();
+  const scope = { keyId: caller.keyId, appId: app.id, projectId: app.project_id, teamId: app.team_id };
   // A key principal comes only from a bearer header.
-  cache.set(authorization!, { caller, expiresAt: now + CACHE_TTL_MS });
+  deps.keyCache.set(authorization!, { keyType, caller }, scope, keyExpiresAt === null ? null : Date.parse(keyExpiresAt), generation);
   return caller;
 }

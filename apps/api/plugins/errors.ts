@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { DomainError, type ErrorCode } from "../../../domain/shared/errors.ts";
+import { isTransient } from "../../../projections/_runtime/transient.ts";
 import { LogUnavailableError } from "../../../streams/errors.ts";
-import { isTransient } from "../../../streams/project.ts";
 
 /** The HTTP status of each domain error code: the only place the two meet. */
 export const STATUS_OF: Record<ErrorCode, number> = {

@@ -1,35 +1,66 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { listUsers } from "../../../projections/app-users/queries.ts";
+import { team } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleApp } from "../resource-access.ts";
-import { READ, userReaderOf, userScopeOf } from "../users/access.ts";
-import { readUserListQuery, usersPage } from "../users/filters.ts";
-import { parse, uuid } from "../validation.ts";
+import { appUserPageBody, appUserWithLocalePageBody, exampleAppUser } from "../schemas/users.ts";
+import { READ, scopeQuery, userScopeOf } from "../users/access.ts";
+import { userListOf, userListQuery, userListQueryWithBounds, usersPage, withoutLocales } from "../users/filters.ts";
+import { uuid } from "../validation.ts";
+
+const tags = ["users"];
 
 /** GET /v1/apps/:id/users: the users seen in one app. Registered beside the apps plugin on /v1/apps. */
-export function appUserRoutes(deps: ApiDeps) {
-  return async (app: FastifyInstance) => {
-    app.get("/:id/users", async (request) => {
-      const caller = await userReaderOf(deps, request);
-      const { id } = parse(z.object({ id: uuid }), request.params, "params");
-      const { filter, cursor, limit } = readUserListQuery(request.query, false);
-      const target = await accessibleApp(deps, caller, id, READ);
-      const rows = await listUsers(deps.pool, { projectIds: [target.project_id], appId: id }, filter, { cursor, limit });
-      return usersPage(rows, limit, false);
-    });
+export function appUserRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      "/:id/users",
+      {
+        schema: {
+          summary: "List the users seen in an app",
+          description: "Most recently seen first.",
+          tags,
+          params: z.object({ id: uuid }),
+          querystring: userListQuery,
+          response: { 200: appUserPageBody },
+          examples: { 200: { users: [exampleAppUser], cursor: null, has_more: false } },
+        },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const { id } = request.params;
+        const { filter, cursor, limit } = userListOf(request.query);
+        const target = await accessibleApp(deps, request.caller, id, READ);
+        const rows = await listUsers(deps.pool, { projectIds: [target.project_id], appId: id }, filter, { cursor, limit });
+        return usersPage(rows, limit, withoutLocales);
+      },
+    );
   };
 }
 
 /** GET /v1/app-users: users across the caller's projects, with locales and time bounds. */
-export function allAppUserRoutes(deps: ApiDeps) {
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = await userReaderOf(deps, request);
-      const { filter, cursor, limit } = readUserListQuery(request.query, true);
-      const scope = await userScopeOf(deps, caller, request.query);
-      const rows = await listUsers(deps.pool, scope, filter, { cursor, limit });
-      return usersPage(rows, limit, true);
-    });
+export function allAppUserRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: {
+          summary: "List users across the caller's projects",
+          description: "Most recently seen first; `since`/`until` bound last_seen_at. Narrowing to a team, project or app the caller cannot see gives an empty list.",
+          tags,
+          querystring: userListQueryWithBounds.merge(scopeQuery),
+          response: { 200: appUserWithLocalePageBody },
+          examples: { 200: { users: [{ ...exampleAppUser, last_locale: "en_US", last_preferred_language: "en" }], cursor: null, has_more: false } },
+        },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const { filter, cursor, limit } = userListOf(request.query);
+        const scope = await userScopeOf(deps, request.caller, request.query);
+        const rows = await listUsers(deps.pool, scope, filter, { cursor, limit });
+        return usersPage(rows, limit, (row) => row);
+      },
+    );
   };
 }

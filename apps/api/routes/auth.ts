@@ -3,7 +3,6 @@ import { z } from "zod";
 import { invalid, notFound } from "../../../domain/shared/errors.ts";
 import { activeTeam, defaultAgentKey, memberRole, teamsOfUser, userById } from "../../../projections/directory/queries.ts";
 import { createAgentKey, findOrRegisterUser } from "../accounts.ts";
-import { SignInCodes } from "../auth/codes.ts";
 import { callerOf, requirePrincipal, requireUser } from "../auth/principal.ts";
 import { runCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -13,7 +12,7 @@ const TEN_YEARS_SECONDS = 10 * 365 * 24 * 60 * 60;
 const codeSchema = z.string().regex(/^\d{6}$/, "must be 6 digits");
 
 export function authRoutes(deps: ApiDeps) {
-  const codes = new SignInCodes(() => deps.log.bucket("auth_codes"), deps.config.jwtSecret);
+  const { codes } = deps;
   const cookieOptions = {
     path: "/",
     httpOnly: true,

@@ -1,142 +1,167 @@
-import type { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { changesOf, type DefinitionSummary } from "../../../domain/definitions/decide.ts";
-import type { DomainEvent } from "../../../domain/events.ts";
-import { invalid, notFound } from "../../../domain/shared/errors.ts";
-import { newId } from "../../../domain/shared/ids.ts";
-import { definitionSummaries } from "../../../projections/directory/definition-queries.ts";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { DatabasePool } from "slonik";
-import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
-import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
-import { teamCommand } from "../commands.ts";
+import { z } from "zod";
+import type { DefinitionRef } from "../../../domain/definitions/decider.ts";
+import type { DomainEvent } from "../../../domain/events.ts";
+import type { Decider } from "../../../domain/shared/decider.ts";
+import { invalid, notFound } from "../../../domain/shared/errors.ts";
+import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
+import type { Principal } from "../auth/principal.ts";
+import { handleCommand } from "../command-handler.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
-import { definitionSlug, parse, uuid } from "../validation.ts";
+import { deletedBody } from "../schemas/common.ts";
+import { uuid } from "../validation.ts";
+import { definitionParams } from "../analytics/params.ts";
 
-type Row = { id: string; slug: string } & Record<string, unknown>;
-type Scope = { teamId: string; projectId: string };
+/** What every definition has; each kind's schema declares the rest, and the reply is checked against it. */
+export type DefinitionRow = { id: string; project_id: string; slug: string };
 
 /**
- * What differs between metric and funnel definitions; the routes, authorization and commands are
- * the same for both: CRUD by slug under a project, a team-wide list and a lookup by id.
+ * One kind of definition. Metric and funnel definitions are the same resource in all but their
+ * fields: CRUD by slug under a project, a team-wide list and a lookup by id, every change decided
+ * by the kind's decider on the team's subject. The routes whose input differs (create, update) are
+ * declared by each kind's route file; the others are here, once.
  */
-export type DefinitionKind<R extends Row, C extends { slug: string }, P extends Record<string, unknown>> = {
+export type DefinitionKind<Row extends DefinitionRow, State, Command> = {
   noun: "metric" | "funnel";
   plural: "metrics" | "funnels";
-  table: "metric_definitions" | "funnel_definitions";
   read: Rule;
   write: Rule;
-  createBody: z.ZodType<C>;
-  patchBody: z.ZodType<P>;
-  ofProject: (db: DatabasePool, projectId: string) => Promise<readonly R[]>;
-  ofTeams: (db: DatabasePool, teamIds: readonly string[]) => Promise<readonly R[]>;
-  bySlug: (db: DatabasePool, projectId: string, slug: string) => Promise<R | null>;
-  byId: (db: DatabasePool, id: string) => Promise<(R & { team_id: string }) | null>;
-  created: (scope: Scope, existing: readonly DefinitionSummary[], body: C, id: string) => DomainEvent[];
-  updated: (row: R, teamId: string, changes: Record<string, { before: unknown; after: unknown }>) => DomainEvent;
-  deleted: (row: R, teamId: string) => DomainEvent;
+  body: z.ZodType<Row>;
+  ofProject: (db: DatabasePool, projectId: string) => Promise<readonly Row[]>;
+  ofTeams: (db: DatabasePool, teamIds: readonly string[]) => Promise<readonly Row[]>;
+  bySlug: (db: DatabasePool, projectId: string, slug: string) => Promise<Row | null>;
+  byId: (db: DatabasePool, id: string) => Promise<{ teamId: string; definition: Row } | null>;
+  decider: Decider<State, Command, DomainEvent>;
+  /** The decider's state for a command on `projectId`, a project of `teamId`. */
+  state: (db: DatabasePool, teamId: string, projectId: string) => Promise<State>;
+  remove: (ref: DefinitionRef) => Command;
 };
 
-/** /v1/projects/:projectId/<plural>: definitions of one project, by slug. */
-export function projectDefinitionRoutes<R extends Row, C extends { slug: string }, P extends Record<string, unknown>>(
-  deps: ApiDeps,
-  kind: DefinitionKind<R, C, P>,
-) {
-  const params = z.object({ projectId: uuid, slug: definitionSlug });
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
-  async function definitionOf(caller: Principal, rawParams: unknown, rule: Rule) {
-    const { projectId, slug } = parse(params, rawParams, "params");
-    const project = await accessibleProject(deps, caller, projectId, rule);
-    const row = await kind.bySlug(deps.pool, projectId, slug);
-    if (!row) throw notFound(kind.noun);
-    return { project, row };
-  }
+export const projectParams = z.object({ projectId: uuid });
 
-  async function present(projectId: string, slug: string) {
-    const row = await kind.bySlug(deps.pool, projectId, slug);
-    if (!row) throw notFound(kind.noun);
-    return row;
-  }
+/** `{error}` of a create whose slug an active definition of the project has. */
+export const conflictBody = z.object({ error: z.string() });
 
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, kind.read);
-      const { projectId } = parse(z.object({ projectId: uuid }), request.params, "params");
-      await accessibleProject(deps, caller, projectId, kind.read);
-      return { [kind.plural]: await kind.ofProject(deps.pool, projectId) };
-    });
+/** @throws DomainError invalid for an update body that names no field */
+export function requireAField(body: object): void {
+  if (Object.values(body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
+}
 
-    app.get("/:slug", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, kind.read);
-      return (await definitionOf(caller, request.params, kind.read)).row;
-    });
-
-    app.post("/", async (request, reply) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, kind.write);
-      const { projectId } = parse(z.object({ projectId: uuid }), request.params, "params");
-      const body = parse(kind.createBody, request.body);
-      const project = await accessibleProject(deps, caller, projectId, kind.write);
-      const id = newId();
-      await teamCommand(deps, caller, project.team_id, async () => {
-        await accessibleProject(deps, caller, projectId, kind.write);
-        const existing = await definitionSummaries(deps.pool, kind.table, projectId);
-        return kind.created({ teamId: project.team_id, projectId }, existing, body, id);
+/** What the writes of a kind share: a command on a project's definitions, and the definition read back after it. */
+export function definitionWrites<Row extends DefinitionRow, State, Command>(deps: ApiDeps, kind: DefinitionKind<Row, State, Command>) {
+  return {
+    /** Runs `command` after checking the caller may write the project's definitions. */
+    async decide(caller: Principal, projectId: string, command: Command) {
+      const { team_id: teamId } = await accessibleProject(deps, caller, projectId, kind.write);
+      return handleCommand(deps, {
+        aggregate: { type: "team", id: teamId },
+        decider: kind.decider,
+        load: async () => {
+          // Again on every attempt: the project may be deleted, or the caller's role lowered, meanwhile.
+          await accessibleProject(deps, caller, projectId, kind.write);
+          return kind.state(deps.pool, teamId, projectId);
+        },
+        command,
+        actor: actorOf(caller),
       });
-      return reply.code(201).send(await present(projectId, body.slug));
-    });
+    },
 
-    app.patch("/:slug", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, kind.write);
-      const body = parse(kind.patchBody, request.body);
-      if (Object.values(body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
-      const { project, row } = await definitionOf(caller, request.params, kind.write);
-      await teamCommand(deps, caller, project.team_id, async () => {
-        const current = (await definitionOf(caller, request.params, kind.write)).row;
-        const changes = changesOf(current as Record<string, unknown>, body);
-        return Object.keys(changes).length === 0 ? [] : [kind.updated(current, project.team_id, changes as Record<string, { before: unknown; after: unknown }>)];
-      });
-      return present(project.id, row.slug);
-    });
-
-    app.delete("/:slug", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, kind.write);
-      const { project } = await definitionOf(caller, request.params, kind.write);
-      await teamCommand(deps, caller, project.team_id, async () => {
-        const { row } = await definitionOf(caller, request.params, kind.write);
-        return [kind.deleted(row, project.team_id)];
-      });
-      return { deleted: true };
-    });
+    /** Reads back after a write; a delete racing in between answers 404 rather than failing. */
+    async present(projectId: string, slug: string): Promise<Row> {
+      const row = await kind.bySlug(deps.pool, projectId, slug);
+      if (!row) throw notFound(kind.noun);
+      return row;
+    },
   };
 }
 
-/** /v1/<plural>: definitions across the caller's projects (`team_id` required) and by id. */
-export function teamDefinitionRoutes<R extends Row, C extends { slug: string }, P extends Record<string, unknown>>(
-  deps: ApiDeps,
-  kind: DefinitionKind<R, C, P>,
-) {
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      const query = parse(z.object({ team_id: uuid }), request.query, "query");
-      const teams = await visibleTeams(deps, caller, kind.read, query.team_id);
-      return { [kind.plural]: await kind.ofTeams(deps.pool, teams) };
-    });
+/** `{metrics: [...]}` or `{funnels: [...]}`. */
+const listOf = ({ plural, body }: { plural: string; body: z.ZodType<DefinitionRow> }) => z.object({ [plural]: z.array(body) });
 
-    app.get("/by-id/:id", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, kind.read);
-      const { id } = parse(z.object({ id: uuid }), request.params, "params");
-      const found = await kind.byId(deps.pool, id);
-      if (!found) throw notFound(kind.noun);
-      await authorize(deps, caller, found.team_id, kind.read, kind.noun);
-      const { team_id: _team, ...row } = found;
-      return row;
-    });
+/*
+ * The shared routes answer rows typed by what every definition has: fastify's type provider cannot
+ * type a reply whose schema's type is a type parameter. Each answer is still checked against the
+ * kind's own schema (plugins/route-schemas.ts).
+ */
+
+/** GET list, GET /:slug and DELETE /:slug of /v1/projects/:projectId/<plural>, on the kind's plugin. */
+export function projectDefinitionRoutes<State, Command>(app: App, deps: ApiDeps, kind: DefinitionKind<DefinitionRow, State, Command>): void {
+  const writes = definitionWrites(deps, kind);
+  const tags = [kind.plural];
+
+  app.get(
+    "/",
+    {
+      schema: { summary: `List a project's ${kind.noun} definitions`, tags, params: projectParams, response: { 200: listOf(kind) } },
+      config: { access: team(kind.read) },
+    },
+    async (request) => {
+      await accessibleProject(deps, request.caller, request.params.projectId, kind.read);
+      return { [kind.plural]: [...(await kind.ofProject(deps.pool, request.params.projectId))] };
+    },
+  );
+
+  app.get(
+    "/:slug",
+    { schema: { summary: `Get a ${kind.noun} definition by slug`, tags, params: definitionParams, response: { 200: kind.body } }, config: { access: team(kind.read) } },
+    async (request) => {
+      await accessibleProject(deps, request.caller, request.params.projectId, kind.read);
+      return writes.present(request.params.projectId, request.params.slug);
+    },
+  );
+
+  app.delete(
+    "/:slug",
+    {
+      schema: { summary: `Delete a ${kind.noun} definition`, description: "Soft: the definition is hidden from every route.", tags, params: definitionParams, response: { 200: deletedBody } },
+      config: { access: team(kind.write) },
+    },
+    async (request) => {
+      const { projectId, slug } = request.params;
+      await writes.decide(request.caller, projectId, kind.remove({ projectId, slug }));
+      return { deleted: true as const };
+    },
+  );
+}
+
+/** /v1/<plural>: definitions across the caller's projects (`team_id` required) and by id. */
+export function teamDefinitionRoutes<State, Command>(deps: ApiDeps, kind: DefinitionKind<DefinitionRow, State, Command>): FastifyPluginAsyncZod {
+  const tags = [kind.plural];
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: {
+          summary: `List the ${kind.noun} definitions of a team's projects`,
+          description: "Rows carry their `project_id`; a team the caller cannot see gives an empty list.",
+          tags,
+          querystring: z.object({ team_id: uuid }),
+          response: { 200: listOf(kind) },
+        },
+        config: { access: team(kind.read) },
+      },
+      async (request) => {
+        const teams = await visibleTeams(deps, request.caller, kind.read, request.query.team_id);
+        return { [kind.plural]: [...(await kind.ofTeams(deps.pool, teams))] };
+      },
+    );
+
+    app.get(
+      "/by-id/:id",
+      {
+        schema: { summary: `Get a ${kind.noun} definition by id`, tags, params: z.object({ id: uuid }), response: { 200: kind.body } },
+        config: { access: team(kind.read) },
+      },
+      async (request) => {
+        const found = await kind.byId(deps.pool, request.params.id);
+        if (!found) throw notFound(kind.noun);
+        await authorize(deps, request.caller, found.teamId, kind.read, kind.noun);
+        return found.definition;
+      },
+    );
   };
 }

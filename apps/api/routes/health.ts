@@ -1,9 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { sql } from "slonik";
-import { z } from "zod";
+import { STREAM_KINDS } from "../../../domain/shared/stream-kind.ts";
+import { activeCheckpoints } from "../../../projections/_runtime/checkpoint-queries.ts";
+import { streamHead } from "../../../streams/stream-head.ts";
 import type { ApiDeps } from "../deps.ts";
-
-const checkpointRow = z.object({ projection: z.string(), stream: z.string(), last_seq: z.number() });
 
 export function healthRoutes(deps: ApiDeps) {
   return async (app: FastifyInstance) => {
@@ -11,31 +10,21 @@ export function healthRoutes(deps: ApiDeps) {
 
     /** Ready when NATS and Postgres answer; reports each read model's lag behind its stream. */
     app.get("/readyz", async (_request, reply) => {
-      const [natsInfo, checkpoints] = await Promise.all([
-        Promise.all(
-          (["DOMAIN", "INGEST"] as const).map(async (kind) => {
-            const info = await deps.log.jsm.streams.info(deps.log.names.stream(kind));
-            return [kind, info.state.last_seq] as const;
-          }),
-        ).catch(() => null),
-        deps.pool
-          .any(sql.type(checkpointRow)`
-            select c.projection, c.stream, c.last_seq from projection_checkpoints c
-              join projection_generations g on g.projection = c.projection and g.active_generation = c.generation
-             order by c.projection`)
-          .catch(() => null),
+      const [heads, checkpoints] = await Promise.all([
+        Promise.all(STREAM_KINDS.map(async (kind) => [kind as string, await streamHead(deps.log, kind)] as const)).catch(() => null),
+        activeCheckpoints(deps.pool).catch(() => null),
       ]);
-      const lastSeq = new Map(natsInfo ?? []);
+      const lastSeq = new Map(heads ?? []);
       const projections = (checkpoints ?? []).map((row) => ({
         name: row.projection,
         stream: row.stream,
         checkpoint: row.last_seq,
-        lag: lastSeq.has(row.stream as "DOMAIN") ? Math.max(0, lastSeq.get(row.stream as "DOMAIN")! - row.last_seq) : null,
+        lag: lastSeq.has(row.stream) ? Math.max(0, lastSeq.get(row.stream)! - row.last_seq) : null,
       }));
-      const ready = natsInfo !== null && checkpoints !== null;
+      const ready = heads !== null && checkpoints !== null;
       return reply.code(ready ? 200 : 503).send({
         status: ready ? "ready" : "unavailable",
-        nats: natsInfo !== null ? "ok" : "unreachable",
+        nats: heads !== null ? "ok" : "unreachable",
         postgres: checkpoints !== null ? "ok" : "unreachable",
         projections,
       });

@@ -1,29 +1,48 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { normalizeBatch, readImportRequest } from "../../../domain/ingest/batch.ts";
 import { MAX_IMPORT_BODY_BYTES, MAX_IMPORT_EVENTS } from "../../../domain/ingest/rules.ts";
+import { appKey } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
-import { oneAtATime } from "../one-at-a-time.ts";
 import { appendBatch } from "../ingest/append.ts";
 import { acceptIngestBodies } from "../ingest/body.ts";
-import { ingestCallerOf } from "../ingest/caller.ts";
 import { classifyImport } from "../ingest/import-outcome.ts";
+import { documentedOnly } from "../plugins/route-schemas.ts";
+import { exampleSentEvent, importAnswer, importRequest } from "../schemas/ingest.ts";
+
+const errorBody = z.object({ error: z.string() });
 
 /**
- * POST /v1/import (register with prefix /v1): historical events with an import key, not rate
- * limited. The key is checked before the body is read. Valid events are appended as
+ * POST /v1/import (register with prefix /v1): historical events with an import key
+ * (`appKey("import")`), checked before the body is read. Valid events are appended as
  * EventsIngested facts with `mode: "import"`, which every ingest read model applies as
  * update-in-place by `client_event_id`; the answer waits for the JetStream acknowledgement.
  */
-export function importRoutes(deps: ApiDeps) {
-  return async (app: FastifyInstance) => {
+export function importRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  return async (app) => {
     acceptIngestBodies(app, MAX_IMPORT_BODY_BYTES);
 
-    app.post("/import", {
-      onRequest: async (request) => {
-        await ingestCallerOf(deps, request, "import");
+    app.post(
+      "/import",
+      {
+        schema: {
+          summary: "Import historical events of an app",
+          description:
+            "Up to 1,000 events, JSON, optionally gzip-compressed (10 MiB compressed and decompressed). Any past timestamp, at most 5 minutes in the future. " +
+            "An event whose `client_event_id` matches a stored event updates it in place; events without one are always inserted. " +
+            "Invalid events are reported in `errors` as `events[<index>]: <reason>` and the rest are stored.",
+          tags: ["ingest"],
+          body: documentedOnly(importRequest),
+          response: { 200: importAnswer, 413: errorBody, 415: errorBody },
+          examples: {
+            body: { events: [exampleSentEvent] },
+            200: { accepted: 0, updated: 1, rejected: 0 },
+          },
+        },
+        config: { access: appKey("import") },
       },
-      handler: async (request) => {
-        const caller = await ingestCallerOf(deps, request, "import");
+      async (request) => {
+        const caller = request.appKey;
         const raw = readImportRequest(request.body, MAX_IMPORT_EVENTS);
         const now = Date.now();
         const batch = normalizeBatch(raw, { mode: "import", platform: caller.app.platform, nowMs: now });
@@ -33,7 +52,7 @@ export function importRoutes(deps: ApiDeps) {
         const outcome =
           batch.events.length === 0
             ? { accepted: 0, updated: 0 }
-            : await oneAtATime(deps, `import:${subject}`, async () => {
+            : await deps.oneAtATime.run(`import:${subject}`, async () => {
                 const counts = await classifyImport(deps, subject, caller.app.id, batch.events);
                 // The importer's location says nothing about the users whose events it sends.
                 await appendBatch(deps, caller, batch.events, { mode: "import", receivedAt: new Date(now).toISOString(), countryCode: null });
@@ -42,6 +61,6 @@ export function importRoutes(deps: ApiDeps) {
         const answer = { accepted: outcome.accepted, updated: outcome.updated, rejected: batch.rejected };
         return batch.rejected > 0 ? { ...answer, errors: batch.errors } : answer;
       },
-    });
+    );
   };
 }

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { keyCreated, resolvePermissions } from "../../../domain/keys/decide.ts";
+import { visibleSecret } from "../../../domain/keys/secret-visibility.ts";
 import { forbidden, invalid, notFound } from "../../../domain/shared/errors.ts";
 import { KEY_TYPES } from "../../../domain/shared/permissions.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
-import { activeKey, keysOfTeams } from "../../../projections/directory/key-queries.ts";
+import { activeKey, keysOfTeams, rolesOfViewer } from "../../../projections/directory/key-queries.ts";
+import type { KeyRow } from "../../../projections/directory/queries.ts";
 import { authorize, visibleTeams, type Rule } from "../auth/access.ts";
-import { callerOf, requirePrincipal, requireUser, type Principal } from "../auth/principal.ts";
+import { callerOf, requirePrincipal, requireUser, type Principal, type UserPrincipal } from "../auth/principal.ts";
 import { teamCommand } from "../commands.ts";
 import type { ApiDeps } from "../deps.ts";
 import { parse, uuid } from "../validation.ts";
@@ -32,13 +34,25 @@ const createBody = z.object({
 const patchBody = z.object({ name: name.optional(), permissions: permissions.optional() });
 const idParams = z.object({ id: uuid });
 
-/** /v1/auth/keys: API keys of the caller's teams. Lists show full secrets (see docs/decisions.md). */
+/** /v1/auth/keys: API keys of the caller's teams; members see some secrets masked (see docs/decisions.md). */
 export function keyRoutes(deps: ApiDeps) {
   async function accessibleKey(caller: Principal, keyId: string, rule: Rule) {
     const key = await activeKey(deps.pool, keyId);
     if (!key) throw notFound("api key");
     await authorize(deps, caller, key.team_id, rule, "api key");
     return key;
+  }
+
+  /** Keys as `caller` sees them: secrets masked where domain/keys/secret-visibility.ts says so. */
+  async function withVisibleSecrets<K extends KeyRow>(viewer: UserPrincipal, keys: readonly K[]): Promise<K[]> {
+    const roles = await rolesOfViewer(deps.pool, viewer.userId, [...new Set(keys.map((key) => key.team_id))]);
+    return keys.map((key) => ({
+      ...key,
+      secret: visibleSecret(
+        { keyType: key.key_type, createdBy: key.created_by, secret: key.secret },
+        { userId: viewer.userId, role: roles.get(key.team_id) ?? null },
+      ),
+    }));
   }
 
   async function presentKey(keyId: string) {
@@ -65,13 +79,15 @@ export function keyRoutes(deps: ApiDeps) {
       const caller = requirePrincipal(await callerOf(deps, request));
       const query = parse(z.object({ team_id: uuid.optional() }), request.query, "query");
       const teams = await visibleTeams(deps, caller, READ, query.team_id);
-      return { api_keys: await keysOfTeams(deps.pool, teams) };
+      // Reading keys is user-only: visibleTeams has refused API keys already.
+      return { api_keys: await withVisibleSecrets(requireUser(caller), await keysOfTeams(deps.pool, teams)) };
     });
 
     app.get("/:id", async (request) => {
       const caller = requireUser(await callerOf(deps, request));
       const { id } = parse(idParams, request.params, "params");
-      return { api_key: await accessibleKey(caller, id, READ) };
+      const [key] = await withVisibleSecrets(caller, [await accessibleKey(caller, id, READ)]);
+      return { api_key: key };
     });
 
     app.post("/", async (request, reply) => {

@@ -1,29 +1,46 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { localeDemand, supportedLanguages } from "../../../projections/app-users/locale-queries.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
+import { team } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
-import { READ, userReaderOf, userScopeOf } from "../users/access.ts";
+import { exampleLocaleDemand, localeDemandBody } from "../schemas/locales.ts";
+import { READ, scopeQuery, userScopeOf } from "../users/access.ts";
 import { dataModeSchema } from "../users/filters.ts";
-import { parse, uuid } from "../validation.ts";
+import { uuid } from "../validation.ts";
+
+const tags = ["users"];
 
 /** GET /v1/projects/:projectId/users/locales: locale demand of one project or one of its apps. */
-export function projectLocaleRoutes(deps: ApiDeps) {
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = await userReaderOf(deps, request);
-      const { projectId } = parse(z.object({ projectId: uuid }), request.params, "params");
-      const query = parse(z.object({ app_id: uuid.optional(), data_mode: dataModeSchema }).passthrough(), request.query, "query");
-      const project = await accessibleProject(deps, caller, projectId, READ);
-      if (query.app_id !== undefined) {
-        const target = await activeApp(deps.pool, query.app_id);
-        if (!target || target.project_id !== project.id) throw notFound("app");
-      }
-      const scope = { projectIds: [project.id], appId: query.app_id };
-      return localeDemand(deps.pool, scope, query.data_mode, await supportedLanguages(deps.pool, scope));
-    });
+export function projectLocaleRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: {
+          summary: "Locale demand of a project's users",
+          description: "Narrowed to one app with `app_id`; `shipped` compares each locale with the languages the apps ship.",
+          tags,
+          params: z.object({ projectId: uuid }),
+          querystring: z.object({ app_id: uuid.optional(), data_mode: dataModeSchema }),
+          response: { 200: localeDemandBody },
+          examples: { 200: exampleLocaleDemand },
+        },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const { app_id: appId, data_mode: dataMode } = request.query;
+        const project = await accessibleProject(deps, request.caller, request.params.projectId, READ);
+        if (appId !== undefined) {
+          const target = await activeApp(deps.pool, appId);
+          if (!target || target.project_id !== project.id) throw notFound("app");
+        }
+        const scope = { projectIds: [project.id], appId };
+        return localeDemand(deps.pool, scope, dataMode, await supportedLanguages(deps.pool, scope));
+      },
+    );
   };
 }
 
@@ -32,14 +49,26 @@ export function projectLocaleRoutes(deps: ApiDeps) {
  * app it flags languages the apps do not ship; across projects there is no one set of shipped
  * languages to compare with, so `supported_languages` is null.
  */
-export function userLocaleRoutes(deps: ApiDeps) {
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = await userReaderOf(deps, request);
-      const { data_mode: dataMode } = parse(z.object({ data_mode: dataModeSchema }).passthrough(), request.query, "query");
-      const scope = await userScopeOf(deps, caller, request.query);
-      const supported = scope.narrowed && scope.projectIds.length > 0 ? await supportedLanguages(deps.pool, scope) : null;
-      return localeDemand(deps.pool, scope, dataMode, supported);
-    });
+export function userLocaleRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: {
+          summary: "Locale demand across the caller's projects",
+          description: "Without a project or app to narrow to, `supported_languages` is null and no locale is flagged.",
+          tags,
+          querystring: scopeQuery.extend({ data_mode: dataModeSchema }),
+          response: { 200: localeDemandBody },
+          examples: { 200: { ...exampleLocaleDemand, by_locale: exampleLocaleDemand.by_locale.map((row) => ({ ...row, shipped: null })), supported_languages: null } },
+        },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const scope = await userScopeOf(deps, request.caller, request.query);
+        const supported = scope.narrowed && scope.projectIds.length > 0 ? await supportedLanguages(deps.pool, scope) : null;
+        return localeDemand(deps.pool, scope, request.query.data_mode, supported);
+      },
+    );
   };
 }

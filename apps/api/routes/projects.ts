@@ -1,23 +1,17 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { createProject, updateProject } from "../../../domain/projects/decide.ts";
+import { projectsDecider } from "../../../domain/projects/decider.ts";
 import { ISSUE_ALERT_FREQUENCIES } from "../../../domain/projects/settings.ts";
 import { invalid, notFound } from "../../../domain/shared/errors.ts";
 import { newId, SLUG_PATTERN } from "../../../domain/shared/ids.ts";
-import {
-  activeProject,
-  appsOfProject,
-  projectsOfTeams,
-  teamProjects,
-  toApp,
-  toProject,
-} from "../../../projections/directory/catalog-queries.ts";
-import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
-import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
-import { teamCommand } from "../commands.ts";
+import { activeProject, appsOfProject, projectsOfTeams, teamProjects, toApp, toProject } from "../../../projections/directory/catalog-queries.ts";
+import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
+import { handleCommand } from "../command-handler.ts";
 import type { ApiDeps } from "../deps.ts";
-import { accessibleProject as projectFor } from "../resource-access.ts";
-import { parse, uuid } from "../validation.ts";
+import { accessibleProject } from "../resource-access.ts";
+import { appBody, projectBody } from "../schemas/catalog.ts";
+import { deletedBody } from "../schemas/common.ts";
+import { uuid } from "../validation.ts";
 
 const READ: Rule = { permission: "projects:read", role: "member" };
 const WRITE: Rule = { permission: "projects:write", role: "admin" };
@@ -29,6 +23,7 @@ const retentionDays = z.number().int().min(1).max(36_500).nullable();
 const quotaBytes = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable();
 
 const createBody = z.object({
+  color: z.undefined({ errorMap: () => ({ message: "is assigned from the palette at creation; change it with PATCH" }) }),
   team_id: uuid,
   name,
   slug,
@@ -52,12 +47,34 @@ const patchBody = z.object({
   issue_alert_frequency: z.enum(ISSUE_ALERT_FREQUENCIES).nullable().optional(),
 });
 
-const idParams = z.object({ id: uuid });
+const params = z.object({ id: uuid });
+
+const TEAM_ID = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b";
+const PROJECT_EXAMPLE = {
+  id: "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+  team_id: TEAM_ID,
+  name: "My app",
+  slug: "my-app",
+  color: "#4F46E5",
+  retention_days_events: null,
+  retention_days_metrics: null,
+  retention_days_funnels: null,
+  attachment_user_quota_bytes: null,
+  attachment_project_quota_bytes: null,
+  issue_alert_frequency: null,
+  effective_retention_days_events: 120,
+  effective_retention_days_metrics: 365,
+  effective_retention_days_funnels: 365,
+  effective_attachment_user_quota_bytes: 262_144_000,
+  effective_attachment_project_quota_bytes: 5_368_709_120,
+  effective_issue_alert_frequency: "daily",
+  created_at: "2026-11-25T12:00:00.000Z",
+  updated_at: "2026-11-25T12:00:00.000Z",
+};
+const tags = ["projects"];
 
 /** /v1/projects: projects of the caller's teams. Every change is a fact on the team's subject. */
-export function projectRoutes(deps: ApiDeps) {
-  const accessibleProject = (caller: Principal, projectId: string, rule: Rule) => projectFor(deps, caller, projectId, rule);
-
+export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
   /** Reads back after a write; a delete racing in between answers 404 rather than failing. */
   async function presentProject(projectId: string) {
     const project = await activeProject(deps.pool, projectId);
@@ -65,65 +82,95 @@ export function projectRoutes(deps: ApiDeps) {
     return toProject(project);
   }
 
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      const query = parse(z.object({ team_id: uuid.optional() }), request.query, "query");
-      const teams = await visibleTeams(deps, caller, READ, query.team_id);
-      return { projects: (await projectsOfTeams(deps.pool, teams)).map(toProject) };
+  /** A command on the projects of `teamId`, after checking the caller may apply `rule` there. */
+  const decideOnProjects = (caller: Parameters<typeof actorOf>[0], teamId: string, rule: Rule, command: Parameters<typeof projectsDecider.decide>[1]) =>
+    handleCommand(deps, {
+      aggregate: { type: "team", id: teamId },
+      decider: projectsDecider,
+      load: async () => {
+        await authorize(deps, caller, teamId, rule, "project");
+        return teamProjects(deps.pool, teamId);
+      },
+      command,
+      actor: actorOf(caller),
     });
 
-    app.get("/:id", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, READ);
-      const { id } = parse(idParams, request.params, "params");
-      const project = await accessibleProject(caller, id, READ);
-      return { ...toProject(project), apps: (await appsOfProject(deps.pool, id)).map(toApp) };
-    });
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: { summary: "List projects", tags, querystring: z.object({ team_id: uuid.optional() }), response: { 200: z.object({ projects: z.array(projectBody) }) } },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const teams = await visibleTeams(deps, request.caller, READ, request.query.team_id);
+        return { projects: (await projectsOfTeams(deps.pool, teams)).map(toProject) };
+      },
+    );
 
-    app.post("/", async (request, reply) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, WRITE);
-      if (typeof request.body === "object" && request.body !== null && "color" in request.body) {
-        throw invalid("color: is assigned from the palette at creation; change it with PATCH");
-      }
-      const body = parse(createBody, request.body);
-      const projectId = newId();
-      await teamCommand(deps, caller, body.team_id, async () => {
-        await authorize(deps, caller, body.team_id, WRITE, "team");
-        return createProject(await teamProjects(deps.pool, body.team_id), {
+    app.get(
+      "/:id",
+      {
+        schema: { summary: "Get a project with its apps", tags, params, response: { 200: projectBody.extend({ apps: z.array(appBody) }) } },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const project = await accessibleProject(deps, request.caller, request.params.id, READ);
+        return { ...toProject(project), apps: (await appsOfProject(deps.pool, project.id)).map(toApp) };
+      },
+    );
+
+    app.post(
+      "/",
+      {
+        schema: {
+          summary: "Create a project",
+          description: "The slug is unique among the team's active projects; a soft-deleted project with the same slug is replaced. The colour comes from the palette.",
+          tags,
+          body: createBody,
+          response: { 201: projectBody, 409: z.object({ error: z.string() }) },
+          examples: { body: { team_id: TEAM_ID, name: "My app", slug: "my-app" }, 201: PROJECT_EXAMPLE },
+        },
+        config: { access: team(WRITE) },
+      },
+      async (request, reply) => {
+        const { team_id: teamId, name, slug, retention_days_events, retention_days_metrics, retention_days_funnels } = request.body;
+        const projectId = newId();
+        await decideOnProjects(request.caller, teamId, WRITE, {
+          type: "CreateProject",
           projectId,
-          name: body.name,
-          slug: body.slug,
-          retention_days_events: body.retention_days_events ?? null,
-          retention_days_metrics: body.retention_days_metrics ?? null,
-          retention_days_funnels: body.retention_days_funnels ?? null,
+          name,
+          slug,
+          retention_days_events: retention_days_events ?? null,
+          retention_days_metrics: retention_days_metrics ?? null,
+          retention_days_funnels: retention_days_funnels ?? null,
         });
-      });
-      return reply.code(201).send(await presentProject(projectId));
-    });
+        return reply.code(201).send(await presentProject(projectId));
+      },
+    );
 
-    app.patch("/:id", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, WRITE);
-      const { id } = parse(idParams, request.params, "params");
-      const body = parse(patchBody, request.body);
-      if (Object.values(body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
-      const { team_id } = await accessibleProject(caller, id, WRITE);
-      await teamCommand(deps, caller, team_id, async () => updateProject(await accessibleProject(caller, id, WRITE), body));
-      return presentProject(id);
-    });
+    app.patch(
+      "/:id",
+      { schema: { summary: "Change a project's name, colour or settings", tags, params, body: patchBody, response: { 200: projectBody } }, config: { access: team(WRITE) } },
+      async (request) => {
+        if (Object.values(request.body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
+        const { team_id } = await accessibleProject(deps, request.caller, request.params.id, WRITE);
+        await decideOnProjects(request.caller, team_id, WRITE, { type: "UpdateProject", projectId: request.params.id, patch: request.body });
+        return presentProject(request.params.id);
+      },
+    );
 
-    app.delete("/:id", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, REMOVE);
-      const { id } = parse(idParams, request.params, "params");
-      const { team_id } = await accessibleProject(caller, id, REMOVE);
-      await teamCommand(deps, caller, team_id, async () => {
-        const project = await accessibleProject(caller, id, REMOVE);
-        return [{ type: "ProjectDeleted", v: 1, project_id: id, team_id, slug: project.slug }];
-      });
-      return { deleted: true };
-    });
+    app.delete(
+      "/:id",
+      {
+        schema: { summary: "Delete a project with its apps, keys and definitions", tags, params, response: { 200: deletedBody } },
+        config: { access: team(REMOVE) },
+      },
+      async (request) => {
+        const { team_id } = await accessibleProject(deps, request.caller, request.params.id, REMOVE);
+        await decideOnProjects(request.caller, team_id, REMOVE, { type: "DeleteProject", projectId: request.params.id });
+        return { deleted: true as const };
+      },
+    );
   };
 }

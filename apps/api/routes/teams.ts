@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { DomainEvent } from "../../../domain/events.ts";
+import { visibleSecret } from "../../../domain/keys/secret-visibility.ts";
 import { z } from "zod";
 import { conflict, forbidden, notFound } from "../../../domain/shared/errors.ts";
 import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
@@ -110,10 +111,20 @@ export function teamRoutes(deps: ApiDeps) {
     app.get("/:teamId/members/:userId/agent-keys", async (request) => {
       const caller = requireUser(await callerOf(deps, request));
       const { teamId, userId } = parse(memberParams, request.params, "params");
-      await roleIn(teamId, caller.userId, userId === caller.userId ? "member" : "admin");
+      const role = await roleIn(teamId, caller.userId, userId === caller.userId ? "member" : "admin");
       if (!(await memberRole(deps.pool, teamId, userId))) throw notFound("member");
       const keys = await agentKeysOfMember(deps.pool, teamId, userId);
-      return { keys: keys.map(({ id, name, secret, permissions, created_at }) => ({ id, name, secret, permissions, created_at })) };
+      // The role check above already limits members to their own keys; the shared rule keeps it so if that check changes.
+      const viewer = { userId: caller.userId, role };
+      return {
+        keys: keys.map(({ id, name, secret, permissions, created_at, created_by }) => ({
+          id,
+          name,
+          secret: visibleSecret({ keyType: "agent", createdBy: created_by, secret }, viewer),
+          permissions,
+          created_at,
+        })),
+      };
     });
 
     app.patch("/:teamId/members/:userId", async (request) => {

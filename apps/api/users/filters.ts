@@ -1,28 +1,35 @@
 import { z } from "zod";
-import { invalid } from "../../../domain/shared/errors.ts";
 import { BILLING_STATUSES, type AppUserRow, type BillingStatus, type UserCursor, type UserFilter } from "../../../projections/app-users/queries.ts";
 import { page, pageQuery, parseBounds, parseCursor } from "../listing.ts";
-import { parse } from "../validation.ts";
 
 export const dataModeSchema = z.enum(["production", "development", "all"]).default("production");
 
-const listQuery = z
+/** `billing_status`: one status or a comma list, repeats dropped. */
+const billingStatus = z
+  .string()
+  .max(100)
+  .transform((value, context) => {
+    const statuses = value.split(",").map((status) => status.trim()).filter((status) => status !== "");
+    if (statuses.length === 0 || statuses.some((status) => !(BILLING_STATUSES as readonly string[]).includes(status))) {
+      context.addIssue({ code: z.ZodIssueCode.custom, message: `a comma list of ${BILLING_STATUSES.join(", ")}` });
+      return z.NEVER;
+    }
+    return [...new Set(statuses)] as BillingStatus[];
+  })
+  .describe(`One status or a comma list of ${BILLING_STATUSES.join(", ")}`);
+
+/** The filters both user lists share (SPEC Apps: users). */
+export const userListQuery = z
   .object({
-    search: z.string().max(255).optional(),
+    search: z.string().max(255).optional().describe("Case-insensitive substring of the user id"),
     is_anonymous: z.enum(["true", "false"]).optional(),
-    billing_status: z.string().max(100).optional(),
+    billing_status: billingStatus.optional(),
     data_mode: dataModeSchema,
   })
   .merge(pageQuery.pick({ cursor: true, limit: true }));
-const timeBounds = pageQuery.pick({ since: true, until: true });
 
-function billingOf(value: string | undefined): BillingStatus[] | undefined {
-  if (value === undefined) return undefined;
-  const statuses = value.split(",").map((status) => status.trim()).filter((status) => status !== "");
-  const unknown = statuses.find((status) => !(BILLING_STATUSES as readonly string[]).includes(status));
-  if (unknown !== undefined || statuses.length === 0) throw invalid(`billing_status: a comma list of ${BILLING_STATUSES.join(", ")}`);
-  return [...new Set(statuses)] as BillingStatus[];
-}
+/** The cross-app list also bounds `last_seen_at` with `since`/`until`. */
+export const userListQueryWithBounds = userListQuery.merge(pageQuery.pick({ since: true, until: true }));
 
 const SMALLEST_ID = "00000000-0000-0000-0000-000000000000";
 
@@ -35,25 +42,27 @@ function cursorOf(value: string | undefined): UserCursor | undefined {
   return { lastSeenAt: timestamp, id: id ?? SMALLEST_ID };
 }
 
-/** The filters both user lists share (SPEC Apps: users), plus `since`/`until` where the route has them. */
-export function readUserListQuery(query: unknown, withTimeBounds: boolean) {
-  const q = parse(listQuery.passthrough(), query, "query");
-  const bounds = withTimeBounds ? parse(timeBounds.passthrough(), query, "query") : {};
+/**
+ * The filter, position and page size of a parsed user list query. Cursors and time bounds are
+ * read here, not in the schema: they are refused as a 400 naming the field, as before.
+ * @throws DomainError invalid for a cursor this list did not hand out or an unreadable time window
+ */
+export function userListOf(query: z.infer<typeof userListQuery> & { since?: string; until?: string }) {
   const filter: UserFilter = {
-    search: q.search === undefined || q.search === "" ? undefined : q.search,
-    isAnonymous: q.is_anonymous === undefined ? undefined : q.is_anonymous === "true",
-    billing: billingOf(q.billing_status),
-    dataMode: q.data_mode,
-    ...parseBounds(bounds),
+    search: query.search,
+    isAnonymous: query.is_anonymous === undefined ? undefined : query.is_anonymous === "true",
+    billing: query.billing_status,
+    dataMode: query.data_mode,
+    ...parseBounds(query),
   };
-  return { filter, cursor: cursorOf(q.cursor), limit: q.limit };
+  return { filter, cursor: cursorOf(query.cursor), limit: query.limit };
 }
 
-/** The page envelope; `locales` keeps last_locale and last_preferred_language (cross-app list only). */
-export function usersPage(rows: AppUserRow[], limit: number, locales: boolean) {
+/** The page envelope, each user shown through `show`. */
+export function usersPage<T>(rows: readonly AppUserRow[], limit: number, show: (row: AppUserRow) => T) {
   const { items, cursor, has_more } = page(rows, limit, (row) => `${row.last_seen_at}|${row.id}`);
-  const users = items.map(({ last_locale, last_preferred_language, ...user }) =>
-    locales ? { ...user, last_locale, last_preferred_language } : user,
-  );
-  return { users, cursor, has_more };
+  return { users: items.map(show), cursor, has_more };
 }
+
+/** The per-app list leaves out last_locale and last_preferred_language (SPEC: cross-app listing only). */
+export const withoutLocales = ({ last_locale, last_preferred_language, ...user }: AppUserRow) => user;

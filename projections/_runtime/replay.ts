@@ -2,31 +2,33 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { sql, type DatabasePool } from "slonik";
 import { z } from "zod";
-import { migrateSchema } from "../projections/_runtime/migrate.ts";
-import { generationSchema, type Projection } from "../projections/_runtime/projection.ts";
-import type { Log } from "./connection.ts";
-import { applyBatch, batchSizeOf, isTransient, openReader, toFact } from "./project.ts";
+import { applyBatch, batchSizeOf } from "./apply-batch.ts";
+import { openReader, toFact } from "./batch-reader.ts";
+import type { FactSource } from "./fact-source.ts";
+import { migrateSchema } from "./migrate.ts";
+import { generationSchema, type Projection } from "./projection.ts";
+import { isTransient } from "./transient.ts";
 
-type ReplayDeps = { log: Log; pool: DatabasePool; databaseUrl: string; logger: Logger };
+export type ReplayDeps = { source: FactSource; pool: DatabasePool; databaseUrl: string; logger: Logger };
 
 /**
  * Rebuilds a read model from sequence 1 into a fresh generation schema while the live one keeps
  * serving, then swaps the public views over in one transaction and drops the old generation.
  * During the swap the generation row is locked, so the live projector pauses, then notices the
  * new generation and continues from its checkpoint. Returns the new generation number.
+ * @throws the last error once the log or the database stays unavailable too long, any other error at once
  */
 export async function replay(deps: ReplayDeps, projection: Projection): Promise<number> {
   const logger = deps.logger.child({ component: "replay", projection: projection.name });
   const generation = await prepareGeneration(deps, projection);
   const target = { projection, generation };
   let checkpoint = 0;
-  const streamName = deps.log.names.stream(projection.stream);
 
   // Catch up outside the swap lock until close to the head of the stream. NATS or Postgres going
   // away only pauses the catch-up: it resumes from the checkpoint the new generation stored.
   for (let failures = 0; ; ) {
     try {
-      const head = (await deps.log.jsm.streams.info(streamName)).state.last_seq;
+      const head = await deps.source.head(projection.stream);
       if (head - checkpoint < batchSizeOf(projection)) break;
       checkpoint = await readAndApply(deps, target, checkpoint, head, deps.pool, logger);
       failures = 0;
@@ -42,7 +44,7 @@ export async function replay(deps: ReplayDeps, projection: Projection): Promise<
   await deps.pool.transaction(async (tx) => {
     const previous = await tx.oneFirst(sql.type(z.object({ active_generation: z.number() }))`
       select active_generation from projection_generations where projection = ${projection.name} for update`);
-    const head = (await deps.log.jsm.streams.info(streamName)).state.last_seq;
+    const head = await deps.source.head(projection.stream);
     checkpoint = await readAndApply(deps, target, checkpoint, head, tx, logger);
     await tx.query(sql.unsafe`update projection_generations set active_generation = ${generation} where projection = ${projection.name}`);
     // Views are recreated on this transaction's connection so the swap commits atomically.
@@ -119,7 +121,7 @@ async function readAndApply(
 ): Promise<number> {
   if (until <= from) return from;
   let checkpoint = from;
-  const { reader, stop } = await openReader(deps.log, target.projection, from + 1);
+  const { reader, stop } = await openReader(deps.source, target.projection, from + 1);
   try {
     while (checkpoint < until) {
       const batch = await nextOrStall(reader.next(batchSizeOf(target.projection)));

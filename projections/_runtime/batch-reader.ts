@@ -1,7 +1,29 @@
-import type { JsMsg } from "@nats-io/jetstream";
+import type { FactSource } from "./fact-source.ts";
+import type { Fact, Projection } from "./projection.ts";
 
 /** Payload one projector transaction takes at most (its decoded rows are several times larger). */
 const BATCH_BYTES = 8 * 1024 * 1024;
+/** Bytes a reader pulls and buffers ahead of its projector: bounded in bytes, since an ingest fact is ~30 kB and a domain fact ~300 B. */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Opens a read of the projection's stream from `startSeq`, batched. Reads are sized in bytes, so
+ * several readers of large ingest facts in one process keep a few megabytes each in memory, not
+ * thousands of facts.
+ * @throws what the source throws when the read cannot be opened
+ */
+export async function openReader(source: FactSource, projection: Projection, startSeq: number) {
+  const feed = await source.read(projection.stream, startSeq, READ_AHEAD_BYTES);
+  return { reader: new BatchReader(feed.messages, READ_AHEAD_BYTES), stop: feed.stop };
+}
+
+/**
+ * A plain copy of a message the source delivered: a log client's message objects may compute
+ * their fields on every access, and a projection reads them many times.
+ */
+export function toFact(message: Fact): Fact {
+  return { seq: message.seq, subject: message.subject, data: message.data };
+}
 
 /**
  * Turns a consumer's message iterator into batches: `next()` waits for at least one message and
@@ -9,7 +31,7 @@ const BATCH_BYTES = 8 * 1024 * 1024;
  * buffered, so a replay from sequence 1 never holds a whole stream in memory.
  */
 export class BatchReader {
-  #queue: JsMsg[] = [];
+  #queue: Fact[] = [];
   #bufferedBytes = 0;
   #wakeReader: (() => void) | undefined;
   #resumePump: (() => void) | undefined;
@@ -17,7 +39,7 @@ export class BatchReader {
   #error: unknown;
 
   constructor(
-    messages: AsyncIterable<JsMsg>,
+    messages: AsyncIterable<Fact>,
     private readonly highWaterBytes: number,
   ) {
     void this.#pump(messages);
@@ -32,7 +54,7 @@ export class BatchReader {
    * of payload, so a batch of large facts (1,000-event imports) stays as small in memory as a batch
    * of SDK-sized ones. Null once the iterator has ended (stopped or failed).
    */
-  async next(max: number, maxBytes = BATCH_BYTES): Promise<JsMsg[] | null> {
+  async next(max: number, maxBytes = BATCH_BYTES): Promise<Fact[] | null> {
     while (this.#queue.length === 0) {
       if (this.#ended) return null;
       await new Promise<void>((resolve) => (this.#wakeReader = resolve));
@@ -51,7 +73,7 @@ export class BatchReader {
     return batch;
   }
 
-  async #pump(messages: AsyncIterable<JsMsg>): Promise<void> {
+  async #pump(messages: AsyncIterable<Fact>): Promise<void> {
     try {
       for await (const message of messages) {
         this.#queue.push(message);
