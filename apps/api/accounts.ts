@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
+import { keysDecider, keySecret } from "../../domain/keys/decider.ts";
 import { conflict, notFound } from "../../domain/shared/errors.ts";
-import { keyCreated } from "../../domain/keys/decide.ts";
-import { newId } from "../../domain/shared/ids.ts";
-import { DEFAULT_PERMISSIONS } from "../../domain/shared/permissions.ts";
-import { memberRole, teamsOfUser, userByEmail, userById, type UserRow } from "../../projections/directory/queries.ts";
+import { newId, randomToken } from "../../domain/shared/ids.ts";
+import { teamDecider } from "../../domain/teams/decider.ts";
+import { userDecider } from "../../domain/users/decider.ts";
+import { teamKeys } from "../../projections/directory/key-queries.ts";
+import { memberRole, teamState, teamsOfUser, userByEmail, userById, userState, type UserRow } from "../../projections/directory/queries.ts";
 import { lastSequenceOn } from "../../streams/last-sequence.ts";
 import { release, reservationKey, reserve, takeOverAbandoned } from "../../streams/reservations.ts";
-import { runCommand } from "./commands.ts";
+import { handleCommand } from "./command-handler.ts";
 import type { ApiDeps } from "./deps.ts";
 
 const slugify = (text: string) =>
@@ -37,11 +39,12 @@ export async function findOrRegisterUser(deps: ApiDeps, email: string): Promise<
     }
   }
   const name = email.split("@")[0]!;
-  await runCommand(deps, {
-    aggregate: "user",
-    id: userId,
+  await handleCommand(deps, {
+    aggregate: { type: "user", id: userId },
+    decider: userDecider,
+    load: () => userState(deps.pool, userId),
+    command: { type: "RegisterUser", userId, email, name },
     actor: { type: "user", id: userId },
-    decide: async () => [{ type: "UserRegistered", v: 1, user_id: userId, email, name }],
   });
   const user = (await userById(deps.pool, userId))!;
   await createDefaultTeam(deps, userId, name, true);
@@ -90,14 +93,12 @@ export async function createTeam(
   const claim = await reserve(deps.log, slugKey, teamId);
   if (!claim.reserved) throw conflict("a team with this slug already exists");
   try {
-    await runCommand(deps, {
-      aggregate: "team",
-      id: teamId,
+    await handleCommand(deps, {
+      aggregate: { type: "team", id: teamId },
+      decider: teamDecider,
+      load: () => teamState(deps.pool, teamId),
+      command: { type: "CreateTeam", teamId, name: input.name, slug: input.slug, ownerId: input.userId, forNewUser: input.forNewUser },
       actor: { type: "user", id: input.userId },
-      decide: async () => [
-        { type: "TeamCreated", v: 1, team_id: teamId, name: input.name, slug: input.slug, created_by: input.userId, for_new_user: input.forNewUser },
-        { type: "MemberAdded", v: 1, team_id: teamId, user_id: input.userId, role: "owner" },
-      ],
     });
   } catch (error) {
     // Keep the slug when the fact was stored and only the read model lagged (a 503 after the append).
@@ -108,27 +109,25 @@ export async function createTeam(
   return teamId;
 }
 
-/** Appends a new agent key with every agent permission to the team. Returns the key id and secret. */
+/**
+ * Creates an agent key of `userId` in the team, with every agent permission. Returns the key id
+ * and secret. Decided on the team's subject: a removal racing this command makes the append fail,
+ * and the membership check runs again on the new state.
+ * @throws DomainError not_found "team" when the user is not in the team
+ */
 export async function createAgentKey(deps: ApiDeps, input: { teamId: string; userId: string; name: string }) {
-  const key = keyCreated({
-    keyType: "agent",
-    teamId: input.teamId,
-    appId: null,
-    name: input.name,
-    permissions: [...DEFAULT_PERMISSIONS.agent],
-    createdBy: input.userId,
-    expiresAt: null,
-  });
-  await runCommand(deps, {
-    aggregate: "team",
-    id: input.teamId,
-    actor: { type: "user", id: input.userId },
-    // Decided on the team's subject: a removal racing this command makes the append fail and
-    // the membership check below runs again on the new state.
-    decide: async () => {
+  const keyId = newId();
+  const secret = keySecret("agent", randomToken(24));
+  await handleCommand(deps, {
+    aggregate: { type: "team", id: input.teamId },
+    decider: keysDecider,
+    load: async () => {
       if (!(await memberRole(deps.pool, input.teamId, input.userId))) throw notFound("team");
-      return [key];
+      return teamKeys(deps.pool, input.teamId);
     },
+    // No permissions named: an agent key gets the type's defaults, every agent permission.
+    command: { type: "CreateKey", keyId, secret, keyType: "agent", appId: null, name: input.name, createdBy: input.userId, expiresAt: null },
+    actor: { type: "user", id: input.userId },
   });
-  return { keyId: key.key_id, secret: key.secret };
+  return { keyId, secret };
 }

@@ -1,15 +1,15 @@
 import type { DomainEvent } from "../../domain/events.ts";
+import type { IdentityFact } from "../../domain/identity/events.ts";
 import type { Decider } from "../../domain/shared/decider.ts";
 import type { Actor, Envelope } from "../../domain/shared/envelope.ts";
 import { unavailable } from "../../domain/shared/errors.ts";
 import { newId } from "../../domain/shared/ids.ts";
+import { identityVersion, wasSuperseded } from "../../projections/app-users/records.ts";
 import { aggregateVersion } from "../../projections/directory/queries.ts";
-import { domainProjections } from "../../projections/registry.ts";
+import { domainProjections, ingestProjections } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { ConcurrencyError } from "../../streams/errors.ts";
 import type { ApiDeps } from "./deps.ts";
-
-const ATTEMPTS = 6;
 
 /**
  * One command against one aggregate of the DOMAIN stream. `team` orders the team's whole control
@@ -28,40 +28,220 @@ export type DomainCommand<State, Command> = {
   actor: Actor;
 };
 
-export type Handled = { seq: number | null; facts: DomainEvent[] };
+/**
+ * One command against an app user's identity subject on the INGEST stream
+ * (projections/app-users/README.md). Its facts carry no actor: the client key only scopes the call.
+ */
+export type IdentitySubjectCommand<State, Command> = {
+  /**
+   * `locate` names the user whose subject takes the facts. It runs on every attempt, and again
+   * once the subject's version is read: a user located before a claim moved it (a property change
+   * of an anonymous id follows it to its claimer) is decided again on the new one.
+   */
+  aggregate: { type: "identity"; projectId: string; locate: () => Promise<string> };
+  decider: Decider<State, Command, IdentityFact>;
+  /** Reads the located user's state from the read model. Runs again after a lost race. */
+  load: (userId: string) => Promise<State>;
+  /**
+   * Builds the command on every attempt, after `load`: each attempt's fact needs an id of its own
+   * (it is the message id, and a superseded fact is followed by a new one), and some inputs are
+   * read only once the state is known (a claim's stray events).
+   */
+  command: (state: State, userId: string) => Command | Promise<Command>;
+};
 
 /**
- * Runs a command the one way every write runs: read the aggregate's version, load the state,
- * decide, append with that version as the expected last subject sequence and the command id as
- * the message id. A lost race (another writer appended first) waits for the read model to reach
- * the winner's fact and decides again. Answers once every DOMAIN read model has applied the facts
- * (read-your-writes) and this instance has dropped the credentials they revoke. No facts, no append.
+ * What a command did: the sequence of its message (null when nothing changed), its facts, the
+ * state after them (what a caller answers with) and the command as decided on the last attempt.
+ */
+export type Handled<Fact = DomainEvent, State = unknown, Command = unknown> = { seq: number | null; facts: Fact[]; state: State; command: Command };
+
+/**
+ * Everything the one loop below does differently per kind of aggregate: where its facts go, how
+ * they are wrapped, which read model holds its version and which ones a caller waits for.
+ */
+type Target<Fact> = {
+  /** Attempts before a contended command answers 503 (each lost race costs a read-model round trip), and that answer. */
+  attempts: number;
+  exhausted: string;
+  locate: () => Promise<string>;
+  subject: (id: string) => string;
+  /** Stream sequence of the subject's last message the read model applied (0: none). */
+  version: (subject: string) => Promise<number>;
+  /** The read model `version` comes from: a lost race waits for it to reach the winner. */
+  versionModel: string;
+  /** Runs one attempt, queued or not behind this instance's other writes of the subject. */
+  serialize: <T>(subject: string, attempt: () => Promise<T>) => Promise<T>;
+  /** The message carrying the facts, and its Nats-Msg-Id. */
+  message: (facts: Fact[]) => { payload: string; msgId: string };
+  /** The read models that must hold the facts before the answer (read-your-writes). */
+  readModels: (facts: Fact[]) => string[];
+  /** Whether the stream may drop a subject's last message (an age limit): a last sequence below the version is then the one to expect. */
+  dropsMessages: boolean;
+  /** Whether the read model refused to apply the facts (decided on a state that changed under them): decide again. */
+  superseded: (facts: Fact[]) => Promise<boolean>;
+  /** This instance's caches that must know the facts before the answer. */
+  settled: (facts: Fact[]) => void;
+};
+
+type Run<State, Command, Fact> = {
+  target: Target<Fact>;
+  decider: Decider<State, Command, Fact>;
+  load: (id: string) => Promise<State>;
+  build: (state: State, id: string) => Command | Promise<Command>;
+};
+
+/** An attempt that lost: another writer got there first, or the read model superseded the fact. */
+const DECIDE_AGAIN = Symbol("decide again");
+
+/**
+ * Runs a command the one way every write runs: locate the aggregate's subject, read its version,
+ * load the state, decide, append with that version as the expected last subject sequence and the
+ * message id of the attempt. A lost race waits for the read model to reach the winner's fact and
+ * decides again; so does a fact the read model superseded. Answers once the read models the
+ * facts touch have applied them (read-your-writes) and this instance's caches know them. No
+ * facts, no append.
  * @throws DomainError from the decider; unavailable after too many lost races or when the read models lag
  */
-export async function handleCommand<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command>): Promise<Handled> {
-  const subject = deps.log.names.aggregateSubject(command.aggregate.type, command.aggregate.id);
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    // The version is read before the state: a state newer than the version makes the append fail
-    // and the command is decided again, so no decision is made on a state older than it expects.
-    const version = await aggregateVersion(deps.pool, subject);
-    const facts = command.decider.decide(await command.load(), command.command);
-    if (facts.length === 0) return { seq: null, facts };
-    const envelope: Envelope<DomainEvent> = { id: newId(), at: new Date().toISOString(), actor: command.actor, events: facts };
-    try {
-      const ack = await append(deps.log, subject, JSON.stringify(envelope), { expectedLastSeq: version, msgId: envelope.id });
-      await waitUntilVisible(deps, ack.seq);
-      deps.keyCache.forget(facts);
-      return { seq: ack.seq, facts };
-    } catch (error) {
-      if (!(error instanceof ConcurrencyError)) throw error;
-      await deps.progress.waitFor(["directory"], error.actual ?? version + 1, 2_000);
-    }
-  }
-  throw unavailable("too much contention on this resource; retry");
+export function handleCommand<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
+export function handleCommand<State, Command>(deps: ApiDeps, command: IdentitySubjectCommand<State, Command>): Promise<Handled<IdentityFact, State, Command>>;
+export function handleCommand<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command> | IdentitySubjectCommand<State, Command>) {
+  return isIdentity(command) ? run(deps, identityRun(deps, command)) : run(deps, domainRun(deps, command));
 }
 
-/** Waits until the DOMAIN read models include `seq`. @throws DomainError unavailable after the bounded wait */
-export async function waitUntilVisible(deps: ApiDeps, seq: number): Promise<void> {
-  const visible = await deps.progress.waitFor(domainProjections(), seq, deps.config.readYourWritesTimeoutMs);
+const isIdentity = <State, Command>(command: DomainCommand<State, Command> | IdentitySubjectCommand<State, Command>): command is IdentitySubjectCommand<State, Command> =>
+  command.aggregate.type === "identity";
+
+async function run<State, Command, Fact>(deps: ApiDeps, command: Run<State, Command, Fact>): Promise<Handled<Fact, State, Command>> {
+  const { target } = command;
+  for (let attempt = 1; attempt <= target.attempts; attempt += 1) {
+    const id = await target.locate();
+    const subject = target.subject(id);
+    const outcome = await target.serialize(subject, () => decideOnce(deps, command, id, subject));
+    if (outcome !== DECIDE_AGAIN) return outcome;
+  }
+  throw unavailable(target.exhausted);
+}
+
+async function decideOnce<State, Command, Fact>(
+  deps: ApiDeps,
+  { target, decider, load, build }: Run<State, Command, Fact>,
+  id: string,
+  subject: string,
+): Promise<Handled<Fact, State, Command> | typeof DECIDE_AGAIN> {
+  // The version is read before the state: a state newer than the version makes the append fail
+  // and the command is decided again, so no decision is made on a state older than it expects.
+  const version = await target.version(subject);
+  if ((await target.locate()) !== id) return DECIDE_AGAIN;
+  const state = await load(id);
+  const command = await build(state, id);
+  const facts = decider.decide(state, command);
+  const decided = { facts, state: facts.reduce(decider.evolve, state), command };
+  if (facts.length === 0) return { seq: null, ...decided };
+  const { payload, msgId } = target.message(facts);
+  const seq = await appendExpecting(deps, target, subject, payload, msgId, version);
+  if (seq === null) return DECIDE_AGAIN;
+  await waitUntilVisible(deps, seq, target.readModels(facts));
+  if (await target.superseded(facts)) return DECIDE_AGAIN;
+  target.settled(facts);
+  return { seq, ...decided };
+}
+
+/**
+ * Appends expecting `version` as the subject's last sequence. Returns the message's sequence, or
+ * null when another writer got there first (after waiting for the read model to reach it).
+ */
+async function appendExpecting<Fact>(deps: ApiDeps, target: Target<Fact>, subject: string, payload: string, msgId: string, version: number): Promise<number | null> {
+  let expected = version;
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return (await append(deps.log, subject, payload, { expectedLastSeq: expected, msgId })).seq;
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+      // The subject's last message is older than the one the read model applied: the stream no
+      // longer holds it (age limit or purge). Nothing newer was written, so the stored last
+      // sequence is the one to expect; once, as a second conflict is a lost race.
+      if (target.dropsMessages && tries === 1 && error.actual !== undefined && error.actual < expected) {
+        expected = error.actual;
+        continue;
+      }
+      await deps.progress.waitFor([target.versionModel], error.actual ?? expected + 1, 2_000);
+      return null;
+    }
+  }
+}
+
+/** DOMAIN aggregates: facts in an envelope with the actor, versions in the directory's `aggregate_versions`. */
+function domainRun<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command>): Run<State, Command, DomainEvent> {
+  const { type, id } = command.aggregate;
+  return {
+    target: {
+      attempts: 6,
+      exhausted: "too much contention on this resource; retry",
+      locate: async () => id,
+      subject: (aggregateId) => deps.log.names.aggregateSubject(type, aggregateId),
+      version: (subject) => aggregateVersion(deps.pool, subject),
+      versionModel: "directory",
+      serialize: (_, attempt) => attempt(),
+      message: (facts) => {
+        const envelope: Envelope<DomainEvent> = { id: newId(), at: new Date().toISOString(), actor: command.actor, events: facts };
+        return { payload: JSON.stringify(envelope), msgId: envelope.id };
+      },
+      readModels: () => domainProjections(),
+      dropsMessages: false,
+      superseded: async () => false,
+      // The directory has applied the facts: a key they revoke stops working before the answer.
+      settled: (facts) => deps.keyCache.forget(facts),
+    },
+    decider: command.decider,
+    load: () => command.load(),
+    build: () => command.command,
+  };
+}
+
+/**
+ * Identity subjects: one fact a message (its id is the message id), versions in app_users'
+ * `identity_versions`. Writes of one subject queue behind each other within this instance, so a
+ * burst for one user costs one round each instead of N conflicting rounds; optimistic concurrency
+ * settles races between instances. Each lost race costs a projector round trip, hence more attempts.
+ */
+function identityRun<State, Command>(deps: ApiDeps, command: IdentitySubjectCommand<State, Command>): Run<State, Command, IdentityFact> {
+  const { projectId, locate } = command.aggregate;
+  return {
+    target: {
+      attempts: 12,
+      exhausted: "too much contention on this user; retry",
+      locate,
+      subject: (userId) => deps.log.names.identitySubject(projectId, userId),
+      version: (subject) => identityVersion(deps.pool, subject),
+      versionModel: "app_users",
+      serialize: (subject, attempt) => deps.oneAtATime.run(subject, attempt),
+      message: ([fact, ...more]) => {
+        if (fact === undefined || more.length > 0) throw new Error("an identity decision appends exactly one fact");
+        return { payload: JSON.stringify(fact), msgId: fact.id };
+      },
+      // A claim moves the anonymous id's rows in every ingest read model; properties live in app_users only.
+      readModels: (facts) => (facts.some((fact) => fact.type === "UserClaimed") ? ingestProjections() : ["app_users"]),
+      dropsMessages: true,
+      // A property change decided before a claim of the user, or before a claim merged another
+      // record into it, is not applied (projections/app-users/properties.ts).
+      superseded: async (facts) => {
+        for (const fact of facts) if (fact.type === "UserPropertiesChanged" && (await wasSuperseded(deps.pool, fact.id))) return true;
+        return false;
+      },
+      // This instance's ingest re-attributes the claimed id from now on, without waiting for its cache.
+      settled: (facts) => {
+        for (const fact of facts) if (fact.type === "UserClaimed") deps.claims.remember(fact.project_id, fact.anonymous_id, fact.user_id);
+      },
+    },
+    decider: command.decider,
+    load: command.load,
+    build: command.command,
+  };
+}
+
+/** Waits until `readModels` (every DOMAIN read model unless named) include `seq`. @throws DomainError unavailable after the bounded wait */
+export async function waitUntilVisible(deps: ApiDeps, seq: number, readModels = domainProjections()): Promise<void> {
+  const visible = await deps.progress.waitFor(readModels, seq, deps.config.readYourWritesTimeoutMs);
   if (!visible) throw unavailable("the change was saved but the read models are behind; retry the read shortly");
 }

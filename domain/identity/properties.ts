@@ -63,6 +63,9 @@ export function applyPatch(current: Properties, patch: PropertyPatch): Propertie
   return sortedFrom(next);
 }
 
+/** `properties` with its keys sorted, as every merge stores them. */
+export const sortedProperties = (properties: Properties): Properties => sortedFrom(new Map(Object.entries(properties)));
+
 function sortedFrom(entries: Map<string, string>): Properties {
   return Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

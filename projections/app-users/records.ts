@@ -1,5 +1,7 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
+import type { IdentityState } from "../../domain/identity/decider.ts";
+import { sortedProperties } from "../../domain/identity/properties.ts";
 
 /** A stored app user as the projector and the identity decisions read it. */
 export const recordRow = z.object({
@@ -67,3 +69,18 @@ export async function identityVersion(db: CommonQueryMethods, subject: string): 
 /** Whether the read model refused to apply the fact `factId` (see identity_superseded). */
 export const wasSuperseded = async (db: CommonQueryMethods, factId: string) =>
   (await db.maybeOneFirst(sql.type(z.object({ reason: z.string() }))`select reason from identity_superseded where fact_id = ${factId}`)) !== null;
+
+/**
+ * The state the identity decisions on `userId`'s subject start from (domain/identity/decider.ts):
+ * who claimed it, and its record's properties and merge mark, read in one statement so they agree.
+ * Properties come out sorted, as a merge leaves them, so an unchanged answer reads like a changed one.
+ */
+export async function identityStateOf(db: CommonQueryMethods, projectId: string, userId: string): Promise<IdentityState> {
+  const row = await db.one(sql.type(z.object({ claimer: z.string().nullable(), properties: z.record(z.string()).nullable(), merged_at_seq: z.number().nullable() }))`
+    select
+      (select user_id from app_user_claims where project_id = ${projectId} and anonymous_id = ${userId}) as claimer,
+      u.properties, u.merged_at_seq
+    from (values (1)) as one
+    left join app_users u on u.project_id = ${projectId} and u.user_id = ${userId}`);
+  return { claimer: row.claimer, properties: sortedProperties(row.properties ?? {}), mergedAtSeq: row.merged_at_seq ?? 0 };
+}

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
+import type { TeamApps } from "../../domain/apps/decider.ts";
 import { PLATFORMS } from "../../domain/apps/events.ts";
 import type { TeamProjects } from "../../domain/projects/decider.ts";
 import { DEFAULTS, ISSUE_ALERT_FREQUENCIES, UPDATABLE_FIELDS } from "../../domain/projects/settings.ts";
@@ -107,6 +108,28 @@ export const appsOfProject = (db: CommonQueryMethods, projectId: string) =>
 export const activeApp = (db: CommonQueryMethods, appId: string) =>
   db.maybeOne(sql.type(appRow)`
     select ${appColumns} from apps a join api_keys k on k.id = a.client_key_id where a.id = ${appId} and a.deleted_at is null`);
+
+/** A team's active projects and apps as the apps decider sees them (domain/apps/decider.ts). */
+export async function teamApps(db: CommonQueryMethods, teamId: string): Promise<TeamApps> {
+  const projectIds = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    select id from projects where team_id = ${teamId} and deleted_at is null order by created_at, id`);
+  const apps = await db.any(sql.type(appRow.extend({ client_key_id: z.string() }))`
+    select ${appColumns}, a.client_key_id from apps a join api_keys k on k.id = a.client_key_id
+     where a.team_id = ${teamId} and a.deleted_at is null order by a.created_at, a.id`);
+  return {
+    teamId,
+    projectIds: [...projectIds],
+    apps: apps.map((app) => ({
+      id: app.id,
+      projectId: app.project_id,
+      name: app.name,
+      platform: app.platform,
+      bundleId: app.bundle_id,
+      clientKeyId: app.client_key_id,
+      clientSecret: app.client_secret,
+    })),
+  };
+}
 
 /**
  * Every app of the project, deleted ones included: a claim reassigns the anonymous id's rows in

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
+import type { TeamInvitations } from "../../domain/invitations/decider.ts";
 import { ROLES } from "../../domain/shared/roles.ts";
 
 const invitationRow = z.object({
@@ -44,18 +45,34 @@ export const invitationById = (db: CommonQueryMethods, teamId: string, id: strin
 export const invitationByTokenHash = (db: CommonQueryMethods, tokenHash: string) =>
   db.maybeOne(sql.type(invitationRow)`${select} where i.token_hash = ${tokenHash}`);
 
-/** The newest not-yet-accepted invitation of an email in a team (pending or expired: re-inviting revives it). */
-export const openInvitationFor = (db: CommonQueryMethods, teamId: string, email: string) =>
-  db.maybeOne(sql.type(invitationRow)`
-    ${select} where i.team_id = ${teamId} and i.email = ${email} and i.accepted_at is null
-    order by i.created_at desc limit 1`);
-
 /** Pending: neither accepted nor expired. */
 export const pendingInvitations = (db: CommonQueryMethods, teamId: string) =>
   db.any(sql.type(invitationRow)`
     ${select} where i.team_id = ${teamId} and i.accepted_at is null and i.expires_at > now()
     order by i.created_at, i.id`);
 
-export const isMemberByEmail = (db: CommonQueryMethods, teamId: string, email: string) =>
-  db.exists(sql.unsafe`
-    select 1 from team_members m join users u on u.id = m.user_id where m.team_id = ${teamId} and u.email = ${email}`);
+/** A team's invitations and members as its invitations decider needs them (domain/invitations/decider.ts). */
+export async function teamInvitations(db: CommonQueryMethods, teamId: string): Promise<TeamInvitations> {
+  const active = await db.exists(sql.unsafe`select 1 from teams where id = ${teamId} and deleted_at is null`);
+  if (!active) return { teamId, active: false, members: new Map(), invitations: [] };
+  const members = await db.any(sql.type(z.object({ user_id: z.string(), role: z.enum(ROLES), email: z.string() }))`
+    select m.user_id, m.role, u.email from team_members m join users u on u.id = m.user_id where m.team_id = ${teamId}`);
+  const invitations = await db.any(sql.type(
+    z.object({ id: z.string(), email: z.string(), role: z.enum(ROLES), token_hash: z.string(), accepted: z.boolean(), expires_at: z.string() }),
+  )`
+    select id, email, role, token_hash, accepted_at is not null as accepted, expires_at from invitations
+     where team_id = ${teamId} order by created_at, id`);
+  return {
+    teamId,
+    active: true,
+    members: new Map(members.map((member) => [member.user_id, { role: member.role, email: member.email }])),
+    invitations: invitations.map((row) => ({
+      id: row.id,
+      email: row.email,
+      role: row.role,
+      tokenHash: row.token_hash,
+      accepted: row.accepted,
+      expiresAt: row.expires_at,
+    })),
+  };
+}

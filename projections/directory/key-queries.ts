@@ -1,5 +1,7 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
+import type { TeamKeys } from "../../domain/keys/decider.ts";
+import { KEY_TYPES } from "../../domain/shared/permissions.ts";
 import { ROLES, type Role } from "../../domain/shared/roles.ts";
 import { keyColumns, keyRow } from "./queries.ts";
 
@@ -30,4 +32,19 @@ export async function rolesOfViewer(db: CommonQueryMethods, userId: string, team
     select m.team_id, m.role from team_members m join teams t on t.id = m.team_id
      where m.user_id = ${userId} and m.team_id = any(${sql.array(teamIds, "uuid")}) and t.deleted_at is null`);
   return new Map(rows.map((row) => [row.team_id, row.role]));
+}
+
+/** A team's active keys and the active apps they may be bound to, as the keys decider sees them (domain/keys/decider.ts). */
+export async function teamKeys(db: CommonQueryMethods, teamId: string): Promise<TeamKeys> {
+  const apps = await db.any(sql.type(z.object({ id: z.string(), project_id: z.string() }))`
+    select id, project_id from apps where team_id = ${teamId} and deleted_at is null order by created_at, id`);
+  const keys = await db.any(sql.type(
+    z.object({ id: z.string(), key_type: z.enum(KEY_TYPES), app_id: z.string().nullable(), name: z.string(), permissions: z.array(z.string()) }),
+  )`
+    select id, key_type, app_id, name, permissions from api_keys where team_id = ${teamId} and deleted_at is null order by created_at, id`);
+  return {
+    teamId,
+    apps: apps.map((app) => ({ id: app.id, projectId: app.project_id })),
+    keys: keys.map((key) => ({ id: key.id, keyType: key.key_type, appId: key.app_id, name: key.name, permissions: key.permissions })),
+  };
 }

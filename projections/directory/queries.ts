@@ -1,7 +1,8 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import { ROLES, type Role } from "../../domain/shared/roles.ts";
-import type { TeamState } from "../../domain/teams/decide.ts";
+import type { TeamState } from "../../domain/teams/decider.ts";
+import type { UserState } from "../../domain/users/decider.ts";
 
 export const userRow = z.object({
   id: z.string(),
@@ -78,18 +79,30 @@ export async function memberRole(db: CommonQueryMethods, teamId: string, userId:
      where m.team_id = ${teamId} and m.user_id = ${userId} and t.deleted_at is null`);
 }
 
-export async function loadTeamState(db: CommonQueryMethods, teamId: string): Promise<TeamState | null> {
-  const team = await activeTeam(db, teamId);
-  if (!team) return null;
+/** A team as its decider needs it (domain/teams/decider.ts); "new" when no team has the id. */
+export async function teamState(db: CommonQueryMethods, teamId: string): Promise<TeamState> {
+  const team = await db.maybeOne(sql.type(z.object({ name: z.string(), deleted: z.boolean() }))`
+    select name, deleted_at is not null as deleted from teams where id = ${teamId}`);
+  if (!team) return { teamId, status: "new", name: "", members: new Map(), agentKeys: [] };
+  if (team.deleted) return { teamId, status: "deleted", name: team.name, members: new Map(), agentKeys: [] };
   const members = await teamMembers(db, teamId);
   const agentKeys = await db.any(sql.type(z.object({ id: z.string(), created_by: z.string().nullable() }))`
-    select id, created_by from api_keys where team_id = ${teamId} and key_type = 'agent' and deleted_at is null`);
+    select id, created_by from api_keys where team_id = ${teamId} and key_type = 'agent' and deleted_at is null order by created_at, id`);
   return {
     teamId,
+    status: "active",
     name: team.name,
     members: new Map(members.map((member) => [member.user_id, member.role])),
     agentKeys: agentKeys.map((key) => ({ keyId: key.id, createdBy: key.created_by })),
   };
+}
+
+/** A user account as its decider needs it (domain/users/decider.ts); unregistered when no user has the id. */
+export async function userState(db: CommonQueryMethods, userId: string): Promise<UserState> {
+  const user = await userById(db, userId);
+  if (!user) return { userId, registered: false, email: "", name: "", teamIds: [] };
+  const teams = await teamsOfUser(db, userId);
+  return { userId, registered: true, email: user.email, name: user.name, teamIds: teams.map((team) => team.id) };
 }
 
 export const keyBySecret = (db: CommonQueryMethods, secret: string) =>

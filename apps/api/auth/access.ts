@@ -16,12 +16,14 @@ export type Rule = { permission: string; role: Role; userOnly?: boolean };
  * Who may call a route, declared as the route option `config.access`:
  * - `public`: anyone; no credentials are read.
  * - `session`: a signed-in user (JWT bearer or `token` cookie); every API key is refused with 403.
+ * - `any`: any valid credentials, a user session or an API key of any type (who-am-I).
  * - `team`: users with at least `role` in the team of the resource, API keys of that team holding
  *   `permission` (none with `userOnly`). The key half is checked here, before any lookup, so a
  *   missing permission never reveals whether a resource exists; the handler checks the team once
  *   it knows the resource (`authorize` in auth/access.ts).
  * - `app-key`: the app-bound key of ingest (`client`) or import (`import`) with events:write,
- *   resolved through the key cache; every call spends a rate-limit token.
+ *   resolved through the key cache; every ingest call spends a rate-limit token (imports are not
+ *   rate limited).
  * - `sdk-key`: a client key holding `permission`, acting on its app's project (identity calls).
  * `rateLimited` spends a token of the caller's bucket (a key's, a user's, or the address's when
  * the credentials are refused).
@@ -29,12 +31,14 @@ export type Rule = { permission: string; role: Role; userOnly?: boolean };
 export type Access =
   | { kind: "public" }
   | { kind: "session" }
+  | { kind: "any" }
   | ({ kind: "team"; rateLimited?: boolean } & Rule)
   | { kind: "app-key"; keyType: WritingKeyType }
   | { kind: "sdk-key"; permission: string };
 
 export const PUBLIC: Access = { kind: "public" };
 export const SESSION: Access = { kind: "session" };
+export const ANY_CREDENTIAL: Access = { kind: "any" };
 export const team = (rule: Rule, options: { rateLimited?: boolean } = {}): Access => ({ kind: "team", ...rule, ...options });
 export const appKey = (keyType: WritingKeyType): Access => ({ kind: "app-key", keyType });
 export const sdkKey = (permission: string): Access => ({ kind: "sdk-key", permission });

@@ -21,7 +21,7 @@ export type KeyCacheOptions = {
  *
  * An entry lives at most FRESH_MS and never past its key's `expires_at`. Revocations do not wait
  * for that: the command that revokes forgets the key before it answers (`forget`, called by
- * commands.ts), and every instance forgets it again when it sees the fact on the log
+ * the command handler), and every instance forgets it again when it sees the fact on the log
  * (`revocation-follower.ts`). Two guards keep a forgotten key from coming back with a row read
  * before the directory changed it:
  * - a resolution takes the `generation` before it reads and stores only if no revocation came

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from "fastify";
+import type { FactOrigin } from "../../../domain/identity/decider.ts";
 import { forbidden, unauthorized } from "../../../domain/shared/errors.ts";
+import { newId } from "../../../domain/shared/ids.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
 import { callerOf } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -20,3 +22,12 @@ export async function identityCallerOf(deps: ApiDeps, request: FastifyRequest, p
   if (!app) throw forbidden("the app of this key does not exist");
   return { keyId: principal.keyId, teamId: app.team_id, projectId: app.project_id, appId: app.id };
 }
+
+/** Where an identity fact decided now for `caller` comes from: a new id, the key's team, project and app, and now. */
+export const originOf = (caller: IdentityCaller): FactOrigin => ({
+  factId: newId(),
+  teamId: caller.teamId,
+  projectId: caller.projectId,
+  appId: caller.appId,
+  at: new Date().toISOString(),
+});

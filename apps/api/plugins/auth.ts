@@ -9,8 +9,6 @@ import { ingestCallerOf, type IngestCaller } from "../ingest/caller.ts";
 import { authenticateRateLimited, rateLimitIdentity } from "../rate-limit.ts";
 import { DOCS_PREFIX } from "./openapi.ts";
 
-const REQUIRE_ACCESS = false;
-
 declare module "fastify" {
   interface FastifyContextConfig {
     access?: Access;
@@ -48,7 +46,7 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
   app.decorateRequest("appKey", null as never);
   app.decorateRequest("sdk", null as never);
 
-  if (REQUIRE_ACCESS) app.addHook("onRoute", (route) => {
+  app.addHook("onRoute", (route) => {
     // The reference page's own assets are the one exception: registered by its library, public.
     if (route.method === "HEAD" || route.config?.access !== undefined || route.url.startsWith(DOCS_PREFIX)) return;
     throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
@@ -64,6 +62,12 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
         if (caller.kind !== "user") throw forbidden("this operation requires a user session");
         request.caller = caller;
         request.user = caller;
+        return;
+      }
+      case "any": {
+        const caller = required(await authenticate(deps, request));
+        request.caller = caller;
+        if (caller.kind === "user") request.user = caller;
         return;
       }
       case "team": {

@@ -74,13 +74,17 @@ export function describeAccess(access: Access): string {
       return "Public: no credentials.";
     case "session":
       return "A user session (`Authorization: Bearer <session token>` or the `token` cookie); API keys get 403.";
+    case "any":
+      return "Any valid credentials: a user session (bearer or `token` cookie) or an API key of any type.";
     case "team": {
       const keys = access.userOnly ? "API keys get 403" : `API keys of the team need \`${access.permission}\``;
       const limited = access.rateLimited ? " Each call spends a rate-limit token (100 per identity, refilled at 10/s)." : "";
       return `A user with at least the ${access.role} role in the resource's team; ${keys}.${limited}`;
     }
-    case "app-key":
-      return `An app's ${access.keyType} key (\`Authorization: Bearer svc_${access.keyType}_…\`) with \`events:write\`. Each call spends a rate-limit token.`;
+    case "app-key": {
+      const limited = access.keyType === "client" ? " Each call spends a rate-limit token." : " Not rate limited.";
+      return `An app's ${access.keyType} key (\`Authorization: Bearer svc_${access.keyType}_…\`) with \`events:write\`.${limited}`;
+    }
     case "sdk-key":
       return `An app's client key (\`Authorization: Bearer svc_client_…\`) with \`${access.permission}\`.`;
   }
@@ -93,7 +97,7 @@ function commonStatuses(route: RouteOptions, access: Access): number[] {
   if (schema.body || schema.querystring || schema.params) statuses.push(400);
   if (access.kind !== "public") statuses.push(401, 403);
   if (schema.params) statuses.push(404);
-  if ((access.kind === "team" && access.rateLimited) || access.kind === "app-key") statuses.push(429);
+  if ((access.kind === "team" && access.rateLimited) || (access.kind === "app-key" && access.keyType === "client")) statuses.push(429);
   return statuses;
 }
 
@@ -113,7 +117,7 @@ function documentRoute({ schema, url: registered, route }: { schema: RouteOption
     description: [schema.description, `**Access.** ${describeAccess(access)}`].filter(Boolean).join("\n\n"),
     tags: schema.tags,
   };
-  if (access.kind !== "public") out.security = access.kind === "session" ? [{ bearer: [] }, { cookie: [] }] : [{ bearer: [] }];
+  if (access.kind !== "public") out.security = access.kind === "session" || access.kind === "any" ? [{ bearer: [] }, { cookie: [] }] : [{ bearer: [] }];
   for (const part of ["params", "querystring", "headers"] as const) {
     if (isZod(schema[part])) out[part] = jsonSchemaOf(schema[part]);
   }

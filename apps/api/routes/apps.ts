@@ -1,16 +1,19 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { appsDecider, bundleIdFor, type AppCommand } from "../../../domain/apps/decider.ts";
 import { PLATFORMS } from "../../../domain/apps/events.ts";
-import { clientKeyCreated } from "../../../domain/keys/decide.ts";
-import { invalid, notFound } from "../../../domain/shared/errors.ts";
-import { newId } from "../../../domain/shared/ids.ts";
-import { activeApp, activeProject, appsOfTeams, toApp } from "../../../projections/directory/catalog-queries.ts";
-import { authorize, checkKeyRule, visibleTeams, type Rule } from "../auth/access.ts";
-import { callerOf, requirePrincipal, type Principal } from "../auth/principal.ts";
-import { teamCommand } from "../commands.ts";
+import { keySecret } from "../../../domain/keys/decider.ts";
+import { notFound } from "../../../domain/shared/errors.ts";
+import { newId, randomToken } from "../../../domain/shared/ids.ts";
+import { activeApp, activeProject, appsOfTeams, teamApps, toApp } from "../../../projections/directory/catalog-queries.ts";
+import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
+import type { Principal } from "../auth/principal.ts";
+import { handleCommand } from "../command-handler.ts";
 import type { ApiDeps } from "../deps.ts";
-import { accessibleApp as appFor } from "../resource-access.ts";
-import { parse, uuid } from "../validation.ts";
+import { accessibleApp } from "../resource-access.ts";
+import { appBody } from "../schemas/catalog.ts";
+import { deletedBody } from "../schemas/common.ts";
+import { uuid } from "../validation.ts";
 
 const READ: Rule = { permission: "apps:read", role: "member" };
 const WRITE: Rule = { permission: "apps:write", role: "admin" };
@@ -21,104 +24,178 @@ const createBody = z.object({
   name,
   platform: z.enum(PLATFORMS),
   project_id: uuid,
-  // Empty means none: required (400) for client platforms below, ignored for backend apps.
-  bundle_id: z.string().trim().max(255).nullable().optional().transform((value) => (value === "" ? null : value)),
+  // Empty means none: required for client platforms, ignored for backend apps (domain/apps/decider.ts).
+  bundle_id: z
+    .string()
+    .trim()
+    .max(255)
+    .nullable()
+    .optional()
+    .transform((value) => (value === "" || value === undefined ? null : value)),
 });
-const IMMUTABLE = ["platform", "bundle_id", "project_id", "team_id", "client_secret"] as const;
-const idParams = z.object({ id: uuid });
 
-/** /v1/apps: apps of the caller's teams; each app is created with its client key in one fact. */
-export function appRoutes(deps: ApiDeps) {
-  const accessibleApp = (caller: Principal, appId: string, rule: Rule) => appFor(deps, caller, appId, rule);
+/**
+ * A field that cannot change, sent back as it is stored: ids in any letter case and an empty
+ * string for none compare equal to the stored value (the decider refuses any other value).
+ */
+const sentBack = z
+  .unknown()
+  .optional()
+  .transform((sent) => {
+    if (sent === "") return null;
+    const id = uuid.safeParse(sent);
+    return id.success ? id.data : sent;
+  })
+  .describe("accepted only with the app's current value");
+const patchBody = z
+  .object({
+    name,
+    platform: sentBack,
+    bundle_id: sentBack,
+    project_id: sentBack,
+    team_id: sentBack,
+    client_secret: sentBack,
+  })
+  .passthrough();
+const params = z.object({ id: uuid });
 
+const TEAM_ID = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b";
+const PROJECT_ID = "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d";
+const APP_EXAMPLE = {
+  id: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+  team_id: TEAM_ID,
+  project_id: PROJECT_ID,
+  name: "Shop for iOS",
+  platform: "apple",
+  bundle_id: "com.example.shop",
+  client_secret: "svc_client_Q2xpZW50U2VjcmV0RXhhbXBsZTEyMzQ",
+  worldwide_average_rating: null,
+  worldwide_rating_count: null,
+  worldwide_current_version_rating: null,
+  worldwide_current_version_rating_count: null,
+  worldwide_rating_count_delta: null,
+  ratings_synced_at: null,
+  created_at: "2026-11-25T12:00:00.000Z",
+  updated_at: "2026-11-25T12:00:00.000Z",
+};
+const tags = ["apps"];
+
+/** /v1/apps: apps of the caller's teams; each app is created with its client key in one envelope. */
+export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  /** Reads back after a write; a delete racing in between answers 404 rather than failing. */
   async function presentApp(appId: string) {
     const app = await activeApp(deps.pool, appId);
     if (!app) throw notFound("app");
     return toApp(app);
   }
 
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      const query = parse(z.object({ team_id: uuid.optional() }), request.query, "query");
-      const teams = await visibleTeams(deps, caller, READ, query.team_id);
-      return { apps: (await appsOfTeams(deps.pool, teams)).map(toApp) };
+  /** A command on the apps of `teamId`, after checking the caller may apply `rule` there. */
+  const decideOnApps = (caller: Principal, teamId: string, rule: Rule, resource: string, command: AppCommand) =>
+    handleCommand(deps, {
+      aggregate: { type: "team", id: teamId },
+      decider: appsDecider,
+      load: async () => {
+        await authorize(deps, caller, teamId, rule, resource);
+        return teamApps(deps.pool, teamId);
+      },
+      command,
+      actor: actorOf(caller),
     });
 
-    app.get("/:id", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, READ);
-      const { id } = parse(idParams, request.params, "params");
-      return toApp(await accessibleApp(caller, id, READ));
-    });
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: { summary: "List apps", tags, querystring: z.object({ team_id: uuid.optional() }), response: { 200: z.object({ apps: z.array(appBody) }) } },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const teams = await visibleTeams(deps, request.caller, READ, request.query.team_id);
+        return { apps: (await appsOfTeams(deps.pool, teams)).map(toApp) };
+      },
+    );
 
-    app.post("/", async (request, reply) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, WRITE);
-      const body = parse(createBody, request.body);
-      // Backend apps have no bundle: one sent anyway is ignored rather than stored.
-      const bundleId = body.platform === "backend" ? null : (body.bundle_id ?? null);
-      if (body.platform !== "backend" && bundleId === null) throw invalid(`bundle_id: required for ${body.platform} apps`);
-      const project = await activeProject(deps.pool, body.project_id);
-      if (!project) throw notFound("project");
-      const appId = newId();
-      await teamCommand(deps, caller, project.team_id, async () => {
-        await authorize(deps, caller, project.team_id, WRITE, "project");
-        if (!(await activeProject(deps.pool, body.project_id))) throw notFound("project");
-        const clientKey = clientKeyCreated({ teamId: project.team_id, appId, createdBy: creatorOf(caller) });
-        return [
-          {
-            type: "AppCreated",
-            v: 1,
-            app_id: appId,
-            team_id: project.team_id,
-            project_id: project.id,
-            name: body.name,
-            platform: body.platform,
-            bundle_id: bundleId,
-            client_key_id: clientKey.key_id,
-          },
-          clientKey,
-        ];
-      });
-      return reply.code(201).send(await presentApp(appId));
-    });
+    app.get(
+      "/:id",
+      { schema: { summary: "Get an app", tags, params, response: { 200: appBody } }, config: { access: team(READ) } },
+      async (request) => toApp(await accessibleApp(deps, request.caller, request.params.id, READ)),
+    );
 
-    app.patch("/:id", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, WRITE);
-      const { id } = parse(idParams, request.params, "params");
-      const body = parse(z.object({ name }).passthrough(), request.body) as { name: string } & Record<string, unknown>;
-      const current = await accessibleApp(caller, id, WRITE);
-      const changed = IMMUTABLE.find((field) => field in body && !sameValue(body[field], current[field]));
-      if (changed) throw invalid(`${changed}: cannot be changed; only name can`);
-      await teamCommand(deps, caller, current.team_id, async () => {
-        const app = await accessibleApp(caller, id, WRITE);
-        if (app.name === body.name) return [];
-        return [{ type: "AppRenamed", v: 1, app_id: id, team_id: app.team_id, name: body.name, previous_name: app.name }];
-      });
-      return presentApp(id);
-    });
+    app.post(
+      "/",
+      {
+        schema: {
+          summary: "Create an app with its client key",
+          description:
+            "The team is the project's. `bundle_id` is required for apple, android and web apps and ignored for backend apps; it never changes. The answer carries the generated client key as `client_secret`.",
+          tags,
+          body: createBody,
+          response: { 201: appBody },
+          examples: { body: { name: "Shop for iOS", platform: "apple", project_id: PROJECT_ID, bundle_id: "com.example.shop" }, 201: APP_EXAMPLE },
+        },
+        config: { access: team(WRITE) },
+      },
+      async (request, reply) => {
+        const { name, platform, project_id: projectId, bundle_id: bundleId } = request.body;
+        // A body the domain refuses is a 400 whatever the project, as before the project is looked up.
+        bundleIdFor(platform, bundleId);
+        const project = await activeProject(deps.pool, projectId);
+        if (!project) throw notFound("project");
+        const appId = newId();
+        await decideOnApps(request.caller, project.team_id, WRITE, "project", {
+          type: "CreateApp",
+          appId,
+          projectId,
+          name,
+          platform,
+          bundleId,
+          clientKey: { keyId: newId(), secret: keySecret("client", randomToken(24)) },
+          createdBy: creatorOf(request.caller),
+        });
+        return reply.code(201).send(await presentApp(appId));
+      },
+    );
 
-    app.delete("/:id", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      checkKeyRule(caller, REMOVE);
-      const { id } = parse(idParams, request.params, "params");
-      const current = await accessibleApp(caller, id, REMOVE);
-      await teamCommand(deps, caller, current.team_id, async () => {
-        const app = await accessibleApp(caller, id, REMOVE);
-        return [{ type: "AppDeleted", v: 1, app_id: id, team_id: app.team_id, project_id: app.project_id }];
-      });
-      return { deleted: true };
-    });
+    app.patch(
+      "/:id",
+      {
+        schema: {
+          summary: "Rename an app",
+          description: "Only `name` changes. The other fields of the app may be sent back unchanged; a different value is a 400.",
+          tags,
+          params,
+          body: patchBody,
+          response: { 200: appBody },
+        },
+        config: { access: team(WRITE) },
+      },
+      async (request) => {
+        const { name, platform, bundle_id, project_id, team_id, client_secret } = request.body;
+        const { team_id: teamId } = await accessibleApp(deps, request.caller, request.params.id, WRITE);
+        await decideOnApps(request.caller, teamId, WRITE, "app", {
+          type: "UpdateApp",
+          appId: request.params.id,
+          name,
+          unchanged: { platform, bundle_id, project_id, team_id, client_secret },
+        });
+        return presentApp(request.params.id);
+      },
+    );
+
+    app.delete(
+      "/:id",
+      {
+        schema: { summary: "Delete an app and its keys", tags, params, response: { 200: deletedBody } },
+        config: { access: team(REMOVE) },
+      },
+      async (request) => {
+        const { team_id: teamId } = await accessibleApp(deps, request.caller, request.params.id, REMOVE);
+        await decideOnApps(request.caller, teamId, REMOVE, "app", { type: "DeleteApp", appId: request.params.id });
+        return { deleted: true as const };
+      },
+    );
   };
 }
-
-/** A field sent back as it is stored: ids in any letter case, and an empty string for none. */
-const sameValue = (sent: unknown, stored: unknown) => {
-  const id = uuid.safeParse(sent);
-  return (sent === "" ? null : id.success ? id.data : sent) === stored;
-};
 
 /** The user a key is recorded as created by: the user, or the user behind the calling agent key. */
 export const creatorOf = (caller: Principal): string | null => (caller.kind === "user" ? caller.userId : caller.createdBy);

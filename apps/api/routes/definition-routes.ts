@@ -5,6 +5,7 @@ import type { DefinitionRef } from "../../../domain/definitions/decider.ts";
 import type { DomainEvent } from "../../../domain/events.ts";
 import type { Decider } from "../../../domain/shared/decider.ts";
 import { invalid, notFound } from "../../../domain/shared/errors.ts";
+import { definitionParams } from "../analytics/params.ts";
 import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
 import type { Principal } from "../auth/principal.ts";
 import { handleCommand } from "../command-handler.ts";
@@ -12,7 +13,6 @@ import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { deletedBody } from "../schemas/common.ts";
 import { uuid } from "../validation.ts";
-import { definitionParams } from "../analytics/params.ts";
 
 /** What every definition has; each kind's schema declares the rest, and the reply is checked against it. */
 export type DefinitionRow = { id: string; project_id: string; slug: string };
@@ -82,13 +82,12 @@ export function definitionWrites<Row extends DefinitionRow, State, Command>(deps
 /** `{metrics: [...]}` or `{funnels: [...]}`. */
 const listOf = ({ plural, body }: { plural: string; body: z.ZodType<DefinitionRow> }) => z.object({ [plural]: z.array(body) });
 
-/*
- * The shared routes answer rows typed by what every definition has: fastify's type provider cannot
- * type a reply whose schema's type is a type parameter. Each answer is still checked against the
- * kind's own schema (plugins/route-schemas.ts).
+/**
+ * GET list, GET /:slug and DELETE /:slug of /v1/projects/:projectId/<plural>, registered on the
+ * kind's own plugin. These routes, and the team routes below, see rows as `DefinitionRow`: fastify's
+ * type provider cannot type a reply whose schema's type is a type parameter. Each answer is still
+ * checked against the kind's full schema (plugins/route-schemas.ts).
  */
-
-/** GET list, GET /:slug and DELETE /:slug of /v1/projects/:projectId/<plural>, on the kind's plugin. */
 export function projectDefinitionRoutes<State, Command>(app: App, deps: ApiDeps, kind: DefinitionKind<DefinitionRow, State, Command>): void {
   const writes = definitionWrites(deps, kind);
   const tags = [kind.plural];

@@ -1,17 +1,21 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { keyCreated, resolvePermissions } from "../../../domain/keys/decide.ts";
+import { keySecret, keysDecider, resolvePermissions, type KeyCommand } from "../../../domain/keys/decider.ts";
 import { visibleSecret } from "../../../domain/keys/secret-visibility.ts";
 import { forbidden, invalid, notFound } from "../../../domain/shared/errors.ts";
+import { newId, randomToken } from "../../../domain/shared/ids.ts";
 import { KEY_TYPES } from "../../../domain/shared/permissions.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
-import { activeKey, keysOfTeams, rolesOfViewer } from "../../../projections/directory/key-queries.ts";
+import { activeKey, keysOfTeams, rolesOfViewer, teamKeys } from "../../../projections/directory/key-queries.ts";
 import type { KeyRow } from "../../../projections/directory/queries.ts";
-import { authorize, visibleTeams, type Rule } from "../auth/access.ts";
-import { callerOf, requirePrincipal, requireUser, type Principal, type UserPrincipal } from "../auth/principal.ts";
-import { teamCommand } from "../commands.ts";
+import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
+import type { Principal, UserPrincipal } from "../auth/principal.ts";
+import { handleCommand } from "../command-handler.ts";
 import type { ApiDeps } from "../deps.ts";
-import { parse, uuid } from "../validation.ts";
+import { accessibleKey } from "../resource-access.ts";
+import { deletedBody } from "../schemas/common.ts";
+import { apiKeyAnswer, listedApiKeyBody } from "../schemas/keys.ts";
+import { uuid } from "../validation.ts";
 import { creatorOf } from "./apps.ts";
 
 const DAY_MS = 86_400_000;
@@ -26,24 +30,34 @@ const permissions = z.array(z.string().max(50)).max(50);
 const createBody = z.object({
   name,
   key_type: z.enum(KEY_TYPES),
-  team_id: uuid.optional(),
-  app_id: uuid.optional(),
-  permissions: permissions.optional(),
-  expires_in_days: z.number().int().min(1).max(36_500).optional(),
+  team_id: uuid.optional().describe("required for agent keys without app_id"),
+  app_id: uuid.optional().describe("required for client and import keys; names the team of an agent key"),
+  permissions: permissions.optional().describe("the key type's defaults when omitted"),
+  expires_in_days: z.number().int().min(1).max(36_500).optional().describe("never expires when omitted"),
 });
 const patchBody = z.object({ name: name.optional(), permissions: permissions.optional() });
-const idParams = z.object({ id: uuid });
+const params = z.object({ id: uuid });
+
+const TEAM_ID = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b";
+const KEY_EXAMPLE = {
+  id: "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+  secret: "svc_agent_QWdlbnRTZWNyZXRFeGFtcGxlMTIzNDU2",
+  key_type: "agent",
+  app_id: null,
+  team_id: TEAM_ID,
+  name: "CI",
+  created_by: "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+  permissions: ["events:read", "projects:read"],
+  created_at: "2026-11-25T12:00:00.000Z",
+  updated_at: "2026-11-25T12:00:00.000Z",
+  last_used_at: null,
+  expires_at: "2026-12-25T12:00:00.000Z",
+};
+const tags = ["api keys"];
 
 /** /v1/auth/keys: API keys of the caller's teams; members see some secrets masked (see docs/decisions.md). */
-export function keyRoutes(deps: ApiDeps) {
-  async function accessibleKey(caller: Principal, keyId: string, rule: Rule) {
-    const key = await activeKey(deps.pool, keyId);
-    if (!key) throw notFound("api key");
-    await authorize(deps, caller, key.team_id, rule, "api key");
-    return key;
-  }
-
-  /** Keys as `caller` sees them: secrets masked where domain/keys/secret-visibility.ts says so. */
+export function keyRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  /** Keys as `viewer` sees them: secrets masked where domain/keys/secret-visibility.ts says so. */
   async function withVisibleSecrets<K extends KeyRow>(viewer: UserPrincipal, keys: readonly K[]): Promise<K[]> {
     const roles = await rolesOfViewer(deps.pool, viewer.userId, [...new Set(keys.map((key) => key.team_id))]);
     return keys.map((key) => ({
@@ -55,10 +69,11 @@ export function keyRoutes(deps: ApiDeps) {
     }));
   }
 
+  /** Reads back after a write; a delete racing in between answers 404 rather than failing. */
   async function presentKey(keyId: string) {
     const key = await activeKey(deps.pool, keyId);
     if (!key) throw notFound("api key");
-    return key;
+    return { api_key: key };
   }
 
   /** The team a new key belongs to: its app's team for app keys, `team_id` for agent keys. */
@@ -74,74 +89,113 @@ export function keyRoutes(deps: ApiDeps) {
     return { teamId: body.team_id, appId: null };
   }
 
-  return async (app: FastifyInstance) => {
-    app.get("/", async (request) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      const query = parse(z.object({ team_id: uuid.optional() }), request.query, "query");
-      const teams = await visibleTeams(deps, caller, READ, query.team_id);
-      // Reading keys is user-only: visibleTeams has refused API keys already.
-      return { api_keys: await withVisibleSecrets(requireUser(caller), await keysOfTeams(deps.pool, teams)) };
+  /** A command on the keys of `teamId`, after checking the caller may apply `rule` there. */
+  const decideOnKeys = (caller: Principal, teamId: string, rule: Rule, resource: string, command: KeyCommand) =>
+    handleCommand(deps, {
+      aggregate: { type: "team", id: teamId },
+      decider: keysDecider,
+      load: async () => {
+        await authorize(deps, caller, teamId, rule, resource);
+        return teamKeys(deps.pool, teamId);
+      },
+      command,
+      actor: actorOf(caller),
     });
 
-    app.get("/:id", async (request) => {
-      const caller = requireUser(await callerOf(deps, request));
-      const { id } = parse(idParams, request.params, "params");
-      const [key] = await withVisibleSecrets(caller, [await accessibleKey(caller, id, READ)]);
-      return { api_key: key };
-    });
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: {
+          summary: "List API keys",
+          description: "Keys of the caller's teams. Members read the full secret of client keys and of keys they created; other secrets are masked.",
+          tags,
+          querystring: z.object({ team_id: uuid.optional() }),
+          response: { 200: z.object({ api_keys: z.array(listedApiKeyBody) }) },
+        },
+        config: { access: team(READ) },
+      },
+      async (request) => {
+        const teams = await visibleTeams(deps, request.caller, READ, request.query.team_id);
+        // Reading keys is user-only: the access rule has refused API keys already.
+        return { api_keys: await withVisibleSecrets(request.user, await keysOfTeams(deps.pool, teams)) };
+      },
+    );
 
-    app.post("/", async (request, reply) => {
-      const caller = requirePrincipal(await callerOf(deps, request));
-      const body = parse(createBody, request.body);
-      // Agent keys holding apps:write may create import keys; every other key management needs a user.
-      const rule = caller.kind === "key" && body.key_type === "import" ? CREATE_IMPORT_KEY : MANAGE;
-      if (caller.kind === "key" && rule === MANAGE) throw forbidden("this operation requires a user session");
-      const scope = await scopeOf(body);
-      const granted = resolvePermissions(body.key_type, body.permissions);
-      const key = keyCreated({
-        keyType: body.key_type,
-        teamId: scope.teamId,
-        appId: scope.appId,
-        name: body.name,
-        permissions: granted,
-        createdBy: creatorOf(caller),
-        expiresAt: body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * DAY_MS).toISOString(),
-      });
-      await teamCommand(deps, caller, scope.teamId, async () => {
-        await authorize(deps, caller, scope.teamId, rule, scope.appId ? "app" : "team");
-        if (scope.appId !== null && !(await activeApp(deps.pool, scope.appId))) throw notFound("app");
-        return [key];
-      });
-      return reply.code(201).send({ api_key: await presentKey(key.key_id) });
-    });
+    app.get(
+      "/:id",
+      { schema: { summary: "Get an API key", tags, params, response: { 200: apiKeyAnswer } }, config: { access: team(READ) } },
+      async (request) => {
+        const [key] = await withVisibleSecrets(request.user, [await accessibleKey(deps, request.caller, request.params.id, READ)]);
+        return { api_key: key! };
+      },
+    );
 
-    app.patch("/:id", async (request) => {
-      const caller = requireUser(await callerOf(deps, request));
-      const { id } = parse(idParams, request.params, "params");
-      const body = parse(patchBody, request.body);
-      if (body.name === undefined && body.permissions === undefined) throw invalid("body: name or permissions is required");
-      const current = await accessibleKey(caller, id, MANAGE);
-      await teamCommand(deps, caller, current.team_id, async () => {
-        const key = await accessibleKey(caller, id, MANAGE);
-        const next = { name: body.name ?? key.name, permissions: body.permissions ? resolvePermissions(key.key_type, body.permissions) : key.permissions };
-        const changes: Record<string, { before: unknown; after: unknown }> = {};
-        if (next.name !== key.name) changes.name = { before: key.name, after: next.name };
-        if (next.permissions.join() !== key.permissions.join()) changes.permissions = { before: key.permissions, after: next.permissions };
-        if (Object.keys(changes).length === 0) return [];
-        return [{ type: "ApiKeyUpdated", v: 1, key_id: id, team_id: key.team_id, changes, ...next }];
-      });
-      return { api_key: await presentKey(id) };
-    });
+    app.post(
+      "/",
+      {
+        schema: {
+          summary: "Create an API key",
+          description:
+            "Client and import keys belong to an app, agent keys to a team. The answer carries the full secret. Agent keys holding apps:write may create import keys; every other key is created by a user.",
+          tags,
+          body: createBody,
+          response: { 201: apiKeyAnswer },
+          examples: {
+            body: { name: "CI", key_type: "agent", team_id: TEAM_ID, permissions: ["projects:read", "events:read"], expires_in_days: 30 },
+            201: { api_key: KEY_EXAMPLE },
+          },
+        },
+        config: { access: team(CREATE_IMPORT_KEY) },
+      },
+      async (request, reply) => {
+        const { caller, body } = request;
+        // Which rule applies depends on the body: agent keys holding apps:write may create import keys,
+        // every other key is managed by a user.
+        const rule = caller.kind === "key" && body.key_type === "import" ? CREATE_IMPORT_KEY : MANAGE;
+        if (caller.kind === "key" && rule === MANAGE) throw forbidden("this operation requires a user session");
+        const scope = await scopeOf(body);
+        // Refused permissions are a 400 before the team is checked, as they always were; the decider applies the same rule.
+        resolvePermissions(body.key_type, body.permissions);
+        const keyId = newId();
+        await decideOnKeys(caller, scope.teamId, rule, scope.appId ? "app" : "team", {
+          type: "CreateKey",
+          keyId,
+          secret: keySecret(body.key_type, randomToken(24)),
+          keyType: body.key_type,
+          appId: scope.appId,
+          name: body.name,
+          permissions: body.permissions,
+          createdBy: creatorOf(caller),
+          expiresAt: body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * DAY_MS).toISOString(),
+        });
+        return reply.code(201).send(await presentKey(keyId));
+      },
+    );
 
-    app.delete("/:id", async (request) => {
-      const caller = requireUser(await callerOf(deps, request));
-      const { id } = parse(idParams, request.params, "params");
-      const current = await accessibleKey(caller, id, MANAGE);
-      await teamCommand(deps, caller, current.team_id, async () => {
-        await accessibleKey(caller, id, MANAGE);
-        return [{ type: "ApiKeyDeleted", v: 1, key_id: id, team_id: current.team_id }];
-      });
-      return { deleted: true };
-    });
+    app.patch(
+      "/:id",
+      {
+        schema: { summary: "Rename an API key or change its permissions", tags, params, body: patchBody, response: { 200: apiKeyAnswer } },
+        config: { access: team(MANAGE) },
+      },
+      async (request) => {
+        const { name, permissions } = request.body;
+        if (name === undefined && permissions === undefined) throw invalid("body: name or permissions is required");
+        const { team_id: teamId } = await accessibleKey(deps, request.caller, request.params.id, MANAGE);
+        await decideOnKeys(request.caller, teamId, MANAGE, "api key", { type: "UpdateKey", keyId: request.params.id, name, permissions });
+        return presentKey(request.params.id);
+      },
+    );
+
+    app.delete(
+      "/:id",
+      { schema: { summary: "Delete an API key", tags, params, response: { 200: deletedBody } }, config: { access: team(MANAGE) } },
+      async (request) => {
+        const { team_id: teamId } = await accessibleKey(deps, request.caller, request.params.id, MANAGE);
+        await decideOnKeys(request.caller, teamId, MANAGE, "api key", { type: "DeleteKey", keyId: request.params.id });
+        return { deleted: true as const };
+      },
+    );
   };
 }
