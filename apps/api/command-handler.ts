@@ -1,95 +1,17 @@
 import type { DomainEvent } from "../../domain/events.ts";
 import type { IdentityFact } from "../../domain/identity/events.ts";
-import type { Decider } from "../../domain/shared/decider.ts";
-import type { Actor, Envelope } from "../../domain/shared/envelope.ts";
 import { unavailable } from "../../domain/shared/errors.ts";
-import { newId } from "../../domain/shared/ids.ts";
-import { identityVersion, wasSuperseded } from "../../projections/app-users/records.ts";
-import { aggregateVersion } from "../../projections/directory/queries.ts";
-import { domainProjections, ingestProjections } from "../../projections/registry.ts";
+import { domainProjections } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { ConcurrencyError } from "../../streams/errors.ts";
+import { domainRun, identityRun, type DomainCommand, type IdentitySubjectCommand, type Run, type Target } from "./command-targets.ts";
 import type { ApiDeps } from "./deps.ts";
-
-/**
- * One command against one aggregate of the DOMAIN stream. `team` orders the team's whole control
- * plane (members, invitations, projects, apps, keys, definitions: docs/architecture.md says why);
- * `user` a user's own account.
- */
-export type DomainCommand<State, Command> = {
-  aggregate: { type: "user" | "team"; id: string };
-  decider: Decider<State, Command, DomainEvent>;
-  /**
-   * Reads the state the decision needs from the read model, checking on the way that the caller
-   * may act on it (a role can change between two attempts). Runs again after a lost race.
-   */
-  load: () => Promise<State>;
-  command: Command;
-  actor: Actor;
-};
-
-/**
- * One command against an app user's identity subject on the INGEST stream
- * (projections/app-users/README.md). Its facts carry no actor: the client key only scopes the call.
- */
-export type IdentitySubjectCommand<State, Command> = {
-  /**
-   * `locate` names the user whose subject takes the facts. It runs on every attempt, and again
-   * once the subject's version is read: a user located before a claim moved it (a property change
-   * of an anonymous id follows it to its claimer) is decided again on the new one.
-   */
-  aggregate: { type: "identity"; projectId: string; locate: () => Promise<string> };
-  decider: Decider<State, Command, IdentityFact>;
-  /** Reads the located user's state from the read model. Runs again after a lost race. */
-  load: (userId: string) => Promise<State>;
-  /**
-   * Builds the command on every attempt, after `load`: each attempt's fact needs an id of its own
-   * (it is the message id, and a superseded fact is followed by a new one), and some inputs are
-   * read only once the state is known (a claim's stray events).
-   */
-  command: (state: State, userId: string) => Command | Promise<Command>;
-};
 
 /**
  * What a command did: the sequence of its message (null when nothing changed), its facts, the
  * state after them (what a caller answers with) and the command as decided on the last attempt.
  */
 export type Handled<Fact = DomainEvent, State = unknown, Command = unknown> = { seq: number | null; facts: Fact[]; state: State; command: Command };
-
-/**
- * Everything the one loop below does differently per kind of aggregate: where its facts go, how
- * they are wrapped, which read model holds its version and which ones a caller waits for.
- */
-type Target<Fact> = {
-  /** Attempts before a contended command answers 503 (each lost race costs a read-model round trip), and that answer. */
-  attempts: number;
-  exhausted: string;
-  locate: () => Promise<string>;
-  subject: (id: string) => string;
-  /** Stream sequence of the subject's last message the read model applied (0: none). */
-  version: (subject: string) => Promise<number>;
-  /** The read model `version` comes from: a lost race waits for it to reach the winner. */
-  versionModel: string;
-  /** Runs one attempt, queued or not behind this instance's other writes of the subject. */
-  serialize: <T>(subject: string, attempt: () => Promise<T>) => Promise<T>;
-  /** The message carrying the facts, and its Nats-Msg-Id. */
-  message: (facts: Fact[]) => { payload: string; msgId: string };
-  /** The read models that must hold the facts before the answer (read-your-writes). */
-  readModels: (facts: Fact[]) => string[];
-  /** Whether the stream may drop a subject's last message (an age limit): a last sequence below the version is then the one to expect. */
-  dropsMessages: boolean;
-  /** Whether the read model refused to apply the facts (decided on a state that changed under them): decide again. */
-  superseded: (facts: Fact[]) => Promise<boolean>;
-  /** This instance's caches that must know the facts before the answer. */
-  settled: (facts: Fact[]) => void;
-};
-
-type Run<State, Command, Fact> = {
-  target: Target<Fact>;
-  decider: Decider<State, Command, Fact>;
-  load: (id: string) => Promise<State>;
-  build: (state: State, id: string) => Command | Promise<Command>;
-};
 
 /** An attempt that lost: another writer got there first, or the read model superseded the fact. */
 const DECIDE_AGAIN = Symbol("decide again");
@@ -169,75 +91,6 @@ async function appendExpecting<Fact>(deps: ApiDeps, target: Target<Fact>, subjec
       return null;
     }
   }
-}
-
-/** DOMAIN aggregates: facts in an envelope with the actor, versions in the directory's `aggregate_versions`. */
-function domainRun<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command>): Run<State, Command, DomainEvent> {
-  const { type, id } = command.aggregate;
-  return {
-    target: {
-      attempts: 6,
-      exhausted: "too much contention on this resource; retry",
-      locate: async () => id,
-      subject: (aggregateId) => deps.log.names.aggregateSubject(type, aggregateId),
-      version: (subject) => aggregateVersion(deps.pool, subject),
-      versionModel: "directory",
-      serialize: (_, attempt) => attempt(),
-      message: (facts) => {
-        const envelope: Envelope<DomainEvent> = { id: newId(), at: new Date().toISOString(), actor: command.actor, events: facts };
-        return { payload: JSON.stringify(envelope), msgId: envelope.id };
-      },
-      readModels: () => domainProjections(),
-      dropsMessages: false,
-      superseded: async () => false,
-      // The directory has applied the facts: a key they revoke stops working before the answer.
-      settled: (facts) => deps.keyCache.forget(facts),
-    },
-    decider: command.decider,
-    load: () => command.load(),
-    build: () => command.command,
-  };
-}
-
-/**
- * Identity subjects: one fact a message (its id is the message id), versions in app_users'
- * `identity_versions`. Writes of one subject queue behind each other within this instance, so a
- * burst for one user costs one round each instead of N conflicting rounds; optimistic concurrency
- * settles races between instances. Each lost race costs a projector round trip, hence more attempts.
- */
-function identityRun<State, Command>(deps: ApiDeps, command: IdentitySubjectCommand<State, Command>): Run<State, Command, IdentityFact> {
-  const { projectId, locate } = command.aggregate;
-  return {
-    target: {
-      attempts: 12,
-      exhausted: "too much contention on this user; retry",
-      locate,
-      subject: (userId) => deps.log.names.identitySubject(projectId, userId),
-      version: (subject) => identityVersion(deps.pool, subject),
-      versionModel: "app_users",
-      serialize: (subject, attempt) => deps.oneAtATime.run(subject, attempt),
-      message: ([fact, ...more]) => {
-        if (fact === undefined || more.length > 0) throw new Error("an identity decision appends exactly one fact");
-        return { payload: JSON.stringify(fact), msgId: fact.id };
-      },
-      // A claim moves the anonymous id's rows in every ingest read model; properties live in app_users only.
-      readModels: (facts) => (facts.some((fact) => fact.type === "UserClaimed") ? ingestProjections() : ["app_users"]),
-      dropsMessages: true,
-      // A property change decided before a claim of the user, or before a claim merged another
-      // record into it, is not applied (projections/app-users/properties.ts).
-      superseded: async (facts) => {
-        for (const fact of facts) if (fact.type === "UserPropertiesChanged" && (await wasSuperseded(deps.pool, fact.id))) return true;
-        return false;
-      },
-      // This instance's ingest re-attributes the claimed id from now on, without waiting for its cache.
-      settled: (facts) => {
-        for (const fact of facts) if (fact.type === "UserClaimed") deps.claims.remember(fact.project_id, fact.anonymous_id, fact.user_id);
-      },
-    },
-    decider: command.decider,
-    load: command.load,
-    build: command.command,
-  };
 }
 
 /** Waits until `readModels` (every DOMAIN read model unless named) include `seq`. @throws DomainError unavailable after the bounded wait */

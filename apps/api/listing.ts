@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DATA_MODES } from "../../domain/analytics/window.ts";
 import { invalid } from "../../domain/shared/errors.ts";
 import { parseDateOrDateTime, parseDateTime } from "../../domain/shared/instant.ts";
 import { uuid } from "./validation.ts";
@@ -46,12 +47,25 @@ export function limitParam(max: number, fallback: number) {
     .describe(`Page size, default ${fallback}; a value above ${max} is served as ${max}`);
 }
 
+/**
+ * A list's `cursor`, read by the list itself (parseCursor). The longest any list hands out is
+ * `<timestamp>|<uuid>`, 61 characters; the bound leaves room for a longer form without a schema change.
+ */
+export const cursorParam = z.string().min(1).max(200).optional().describe("The `cursor` of the previous page");
+
+/** `since`/`until`, read by parseBounds: relative or ISO 8601, either far shorter than 64 characters. */
+export const sinceParam = z.string().min(1).max(64).optional().describe("Start: relative (30m, 1h, 7d, 1w: that long ago) or ISO 8601");
+export const untilParam = z.string().min(1).max(64).optional().describe("End, read like since; default now");
+
+/** `data_mode`: which events (or users) count by their is_dev flag. */
+export const dataModeParam = z.enum(DATA_MODES).default("production").describe("production: is_dev false; development: is_dev true; all");
+
 /** The common list query: `cursor`, `limit` (1-200, default 50, larger served as 200), `since`, `until`. */
 export const pageQuery = z.object({
-  cursor: z.string().min(1).max(200).optional(),
+  cursor: cursorParam,
   limit: limitParam(200, 50),
-  since: z.string().optional(),
-  until: z.string().optional(),
+  since: sinceParam,
+  until: untilParam,
 });
 
 export type KeysetCursor = { timestamp: string; id: string };

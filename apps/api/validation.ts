@@ -3,7 +3,10 @@ import { invalid } from "../../domain/shared/errors.ts";
 import { SLUG_PATTERN } from "../../domain/shared/ids.ts";
 import { longerThan } from "../../domain/shared/text.ts";
 
-/** Parses request input with a zod schema. @throws DomainError invalid naming the first bad field */
+/**
+ * Parses request input with a zod schema (the route schemas' validator, plugins/route-schemas.ts).
+ * @throws DomainError invalid naming the first bad field, or `what` when the whole value is wrong
+ */
 export function parse<S extends z.ZodTypeAny>(schema: S, value: unknown, what = "body"): z.infer<S> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;

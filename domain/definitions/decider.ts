@@ -53,7 +53,7 @@ function active<V>(state: TeamDefinitions<V>, ref: DefinitionRef, noun: "metric"
 function decideMetric(state: TeamMetrics, command: MetricCommand): DomainEvent[] {
   switch (command.type) {
     case "DefineMetric": {
-      // 409 while an active metric has the slug; a soft-deleted one comes back under its old id,
+      // A conflict while an active metric has the slug; a soft-deleted one comes back under its old id,
       // so its events and audit history stay its own.
       const same = withSlug(state, command);
       if (same.some((metric) => !metric.deleted)) throw conflict("a metric with this slug already exists in the project");

@@ -26,7 +26,7 @@ export type ProjectCommand =
   | { type: "UpdateProject"; projectId: string; patch: Partial<ProjectValues> }
   | { type: "DeleteProject"; projectId: string };
 
-/** 409 while an active project has the slug; a soft-deleted one with the slug is replaced. */
+/** A conflict while an active project has the slug; a soft-deleted one with the slug is replaced. */
 function create(state: TeamProjects, input: NewProject): DomainEvent[] {
   const sameSlug = state.projects.filter((project) => project.slug === input.slug);
   if (sameSlug.some((project) => !project.deleted)) throw conflict("a project with this slug already exists in the team");

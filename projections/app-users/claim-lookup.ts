@@ -8,7 +8,7 @@ import { claimersOf, claimKey } from "./records.ts";
  * "not claimed" can change at any moment, so it is kept only briefly. A claim made through this
  * API instance is remembered at once; one made through another instance is seen here within
  * UNCLAIMED_TTL_MS, and activity slipping through that window is still moved by the read models
- * (see docs/architecture.md).
+ * (see projections/app-users/README.md).
  */
 const UNCLAIMED_TTL_MS = 1_000;
 const MAX_ENTRIES = 50_000;

@@ -56,7 +56,8 @@ describe("the OpenAPI document", () => {
 
   it("gives protected routes a security requirement and the errors their access implies", () => {
     const list = document.paths["/v1/projects"]!.get!;
-    expect(list.security).toEqual([{ bearer: [] }]);
+    expect(list.security).toEqual([{ bearer: [] }, { cookie: [] }]);
+    expect(document.paths["/v1/ingest"]!.post!.security).toEqual([{ bearer: [] }]);
     expect(Object.keys(list.responses!)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "503"]));
     const create = document.paths["/v1/projects"]!.post!;
     expect(Object.keys(create.responses!)).toEqual(expect.arrayContaining(["201", "409"]));

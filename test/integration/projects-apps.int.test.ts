@@ -1,8 +1,8 @@
 import { sql } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyCreated } from "../../domain/keys/decide.ts";
+import { keyCreatedFact, keySecret } from "../../domain/keys/decider.ts";
 import { PALETTE } from "../../domain/projects/settings.ts";
-import { newId } from "../../domain/shared/ids.ts";
+import { newId, randomToken } from "../../domain/shared/ids.ts";
 import { append } from "../../streams/append.ts";
 import { createApp, createProject, projectWithApp, uniqueSlug } from "../support/catalog.ts";
 import { anError, type Client } from "../support/http.ts";
@@ -56,7 +56,7 @@ describe("projects", () => {
     expect(await post({ ...valid, retention_days_events: 1.5 })).toMatchObject({ status: 400, body: anError });
     expect((await http.post("/v1/projects", valid)).status).toBe(401);
     const stranger = await signIn(http, service.outbox);
-    expect(await http.post("/v1/projects", valid, { token: stranger.token })).toMatchObject({ status: 404, body: anError });
+    expect(await http.post("/v1/projects", valid, { token: stranger.token })).toMatchObject({ status: 404, body: { error: "team not found" } });
   });
 
   it("answers 409 for an active slug and lets one of many parallel creates win", async () => {
@@ -220,15 +220,19 @@ describe("api keys", () => {
   it("answers 401 to an expired key", async () => {
     const { app } = await projectWithApp(http, owner.token, owner.teamId);
     // A key whose expiry has passed: its creation fact is appended as if made long ago.
-    const key = keyCreated({
-      keyType: "client",
-      teamId: owner.teamId,
-      appId: app.id,
-      name: "old",
-      permissions: ["events:write"],
-      createdBy: owner.userId,
-      expiresAt: new Date(Date.now() - 1_000).toISOString(),
-    });
+    const key = keyCreatedFact(
+      owner.teamId,
+      {
+        keyId: newId(),
+        secret: keySecret("client", randomToken(24)),
+        keyType: "client",
+        appId: app.id,
+        name: "old",
+        createdBy: owner.userId,
+        expiresAt: new Date(Date.now() - 1_000).toISOString(),
+      },
+      ["events:write"],
+    );
     const envelope = { id: newId(), at: new Date().toISOString(), actor: { type: "user", id: owner.userId }, events: [key] };
     await append(service.log, service.log.names.aggregateSubject("team", owner.teamId), JSON.stringify(envelope), { msgId: envelope.id });
     let answer = await http.get("/v1/auth/whoami", { token: key.secret });

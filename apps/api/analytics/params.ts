@@ -1,21 +1,18 @@
 import { z } from "zod";
-import { DATA_MODES, retainedWindow, retentionHorizon, type DataMode, type TimeWindow } from "../../../domain/analytics/window.ts";
+import { retainedWindow, retentionHorizon, type DataMode, type TimeWindow } from "../../../domain/analytics/window.ts";
 import { ENVIRONMENTS, MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
 import { DEFAULTS } from "../../../domain/projects/settings.ts";
 import { invalid } from "../../../domain/shared/errors.ts";
 import type { ProjectRow } from "../../../projections/directory/catalog-queries.ts";
-import { parseBounds } from "../listing.ts";
+import { dataModeParam, parseBounds, sinceParam, untilParam } from "../listing.ts";
+import { projectParams } from "../schemas/common.ts";
 import { chars, definitionSlug, uuid } from "../validation.ts";
 
 /** `:projectId` and `:slug` of a metric or funnel query (slugs as long as a metric message allows). */
-export const definitionParams = z.object({ projectId: uuid, slug: definitionSlug });
+export const definitionParams = projectParams.extend({ slug: definitionSlug });
 
 /** Query fields every analytics route shares. */
-export const windowFields = {
-  since: z.string().min(1).max(64).optional().describe("Start of the window: relative (30m, 1h, 7d, 1w: that long ago) or ISO 8601"),
-  until: z.string().min(1).max(64).optional().describe("End of the window, read like since; default now"),
-  data_mode: z.enum(DATA_MODES).default("production").describe("production: is_dev false; development: is_dev true; all"),
-};
+export const windowFields = { since: sinceParam, until: untilParam, data_mode: dataModeParam };
 
 /** A free-text filter value (app version, device model, user id...). */
 export const textFilter = chars(MAX_FIELD_CHARS).optional();

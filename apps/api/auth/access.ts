@@ -18,9 +18,11 @@ export type Rule = { permission: string; role: Role; userOnly?: boolean };
  * - `session`: a signed-in user (JWT bearer or `token` cookie); every API key is refused with 403.
  * - `any`: any valid credentials, a user session or an API key of any type (who-am-I).
  * - `team`: users with at least `role` in the team of the resource, API keys of that team holding
- *   `permission` (none with `userOnly`). The key half is checked here, before any lookup, so a
- *   missing permission never reveals whether a resource exists; the handler checks the team once
- *   it knows the resource (`authorize` in auth/access.ts).
+ *   `permission` (none with `userOnly`). The key half is checked first, before any lookup, so a
+ *   missing permission never reveals whether a resource exists. When the path names the team
+ *   (`teamParam`), the plugin checks the team too, before the input is read, so an outsider gets
+ *   404 whatever they send; otherwise the handler checks it once it knows the resource's team
+ *   (`authorize`).
  * - `app-key`: the app-bound key of ingest (`client`) or import (`import`) with events:write,
  *   resolved through the key cache; every ingest call spends a rate-limit token (imports are not
  *   rate limited).
@@ -32,14 +34,16 @@ export type Access =
   | { kind: "public" }
   | { kind: "session" }
   | { kind: "any" }
-  | ({ kind: "team"; rateLimited?: boolean } & Rule)
+  | ({ kind: "team"; rateLimited?: boolean; teamParam?: string } & Rule)
   | { kind: "app-key"; keyType: WritingKeyType }
   | { kind: "sdk-key"; permission: string };
 
 export const PUBLIC: Access = { kind: "public" };
 export const SESSION: Access = { kind: "session" };
 export const ANY_CREDENTIAL: Access = { kind: "any" };
-export const team = (rule: Rule, options: { rateLimited?: boolean } = {}): Access => ({ kind: "team", ...rule, ...options });
+export const team = (rule: Rule, options: { rateLimited?: boolean; teamParam?: string } = {}): Access => ({ kind: "team", ...rule, ...options });
+/** Signed-in users with at least `role` in the team the path names (`:teamId`); API keys get 403. */
+export const teamMember = (role: Role): Access => ({ kind: "team", permission: "", role, userOnly: true, teamParam: "teamId" });
 export const appKey = (keyType: WritingKeyType): Access => ({ kind: "app-key", keyType });
 export const sdkKey = (permission: string): Access => ({ kind: "sdk-key", permission });
 
@@ -78,3 +82,6 @@ export async function visibleTeams(deps: ApiDeps, caller: Principal, rule: Rule,
 /** Who a fact records as having made the change. */
 export const actorOf = (caller: Principal): Actor =>
   caller.kind === "key" ? { type: "api_key", id: caller.keyId } : { type: "user", id: caller.userId };
+
+/** The user a key is recorded as created by: the user, or the user behind the calling agent key. */
+export const creatorOf = (caller: Principal): string | null => (caller.kind === "user" ? caller.userId : caller.createdBy);

@@ -2,6 +2,7 @@ import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { rateLimited, unauthorized } from "../../../domain/shared/errors.ts";
 import { CodeRecordConflictError, type CodeStore } from "../../../streams/code-store.ts";
+import { OneAtATime } from "../one-at-a-time.ts";
 
 const SENDS_PER_HOUR = 5;
 const HOUR_MS = 60 * 60 * 1000;
@@ -30,8 +31,8 @@ const empty = (): CodeRecord => ({ sends: [], codes: [], failedAttempts: 0 });
  * revision, so concurrent sends and verifies cannot lose an update or use a code twice.
  */
 export class SignInCodes {
-  /** The last change queued for each email; an email with nothing queued has no entry. */
-  readonly #queues = new Map<string, Promise<void>>();
+  /** Each email's changes, one at a time within this instance. */
+  readonly #turns = new OneAtATime();
 
   constructor(
     private readonly store: CodeStore,
@@ -95,21 +96,9 @@ export class SignInCodes {
     return createHmac("sha256", this.secret).update(`${email}\n${code}`).digest("hex");
   }
 
-  /** Runs `change` on the email's record after every change queued before it here has finished. */
-  async #change(email: string, change: (record: CodeRecord) => CodeRecord | null): Promise<void> {
-    const previous = this.#queues.get(email) ?? Promise.resolve();
-    const turn = previous.then(() => this.#compareAndSet(email, change));
-    // The next change waits for this one to end, however it ends.
-    const done = turn.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#queues.set(email, done);
-    try {
-      await turn;
-    } finally {
-      if (this.#queues.get(email) === done) this.#queues.delete(email);
-    }
+  /** Runs `change` on the email's record after every change queued before it here has settled. */
+  #change(email: string, change: (record: CodeRecord) => CodeRecord | null): Promise<void> {
+    return this.#turns.run(email, () => this.#compareAndSet(email, change));
   }
 
   /**

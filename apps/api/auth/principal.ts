@@ -1,6 +1,6 @@
 import type {} from "@fastify/cookie";
 import type { FastifyRequest } from "fastify";
-import { forbidden, unauthorized } from "../../../domain/shared/errors.ts";
+import { unauthorized } from "../../../domain/shared/errors.ts";
 import type { KeyType } from "../../../domain/shared/permissions.ts";
 import { keyBySecret } from "../../../projections/directory/queries.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -21,24 +21,11 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 
 /**
  * Who is calling: an API key (`Authorization: Bearer svc_…`), or a user by JWT in the bearer
- * header or the `token` cookie. Returns null when no credentials were sent.
+ * header or the `token` cookie. Returns null when no credentials were sent. The auth plugin asks
+ * once per request (plugins/auth.ts).
  * @throws DomainError unauthorized for credentials that are invalid, revoked or expired
  */
-export function callerOf(deps: ApiDeps, request: FastifyRequest): Promise<Principal | null> {
-  let caller = resolved.get(request);
-  if (!caller) {
-    caller = resolvePrincipal(deps, request);
-    resolved.set(request, caller);
-  }
-  return caller;
-}
-
-/** The credentials of a request, resolved once however many checks ask (the auth plugin, the ingest key cache). */
-export const authenticate = callerOf;
-
-const resolved = new WeakMap<FastifyRequest, Promise<Principal | null>>();
-
-async function resolvePrincipal(deps: ApiDeps, request: FastifyRequest): Promise<Principal | null> {
+export async function authenticate(deps: ApiDeps, request: FastifyRequest): Promise<Principal | null> {
   const bearer = BEARER.exec(request.headers.authorization ?? "")?.[1];
   if (bearer?.startsWith("svc_")) {
     const key = await keyBySecret(deps.pool, bearer);
@@ -63,16 +50,4 @@ async function resolvePrincipal(deps: ApiDeps, request: FastifyRequest): Promise
   const claims = await deps.tokens.verify(token);
   if (!claims) throw unauthorized("invalid session token");
   return { kind: "user", userId: claims.userId, email: claims.email };
-}
-
-export function requirePrincipal(principal: Principal | null): Principal {
-  if (!principal) throw unauthorized();
-  return principal;
-}
-
-/** User-only operations: an API key gets 403, no credentials 401. */
-export function requireUser(principal: Principal | null): UserPrincipal {
-  const caller = requirePrincipal(principal);
-  if (caller.kind !== "user") throw forbidden("this operation requires a user session");
-  return caller;
 }

@@ -3,7 +3,7 @@ import type { FactOrigin } from "../../../domain/identity/decider.ts";
 import { forbidden, unauthorized } from "../../../domain/shared/errors.ts";
 import { newId } from "../../../domain/shared/ids.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
-import { callerOf } from "../auth/principal.ts";
+import { authenticate } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 
 /** The client key behind an identity call and the app (hence project) it is scoped to. */
@@ -14,7 +14,7 @@ export type IdentityCaller = { keyId: string; teamId: string; projectId: string;
  * @throws DomainError unauthorized without valid credentials, forbidden for anything but such a key
  */
 export async function identityCallerOf(deps: ApiDeps, request: FastifyRequest, permission: string): Promise<IdentityCaller> {
-  const principal = await callerOf(deps, request);
+  const principal = await authenticate(deps, request);
   if (!principal) throw unauthorized("a client API key is required (Authorization: Bearer svc_client_...)");
   if (principal.kind !== "key" || principal.keyType !== "client") throw forbidden("identity calls require a client API key");
   if (!principal.permissions.includes(permission)) throw forbidden(`requires the ${permission} permission`);

@@ -12,27 +12,14 @@ export type WritingKeyType = "client" | "import";
 /** A resolved writing key as the key cache remembers it: the type proves what it was resolved for. */
 export type CachedWritingKey = { keyType: WritingKeyType; caller: IngestCaller };
 
-// Per request, not per instance: the onRequest hook and the handler share one resolution, and the
-// entry goes with the request.
-const resolved = new WeakMap<FastifyRequest, Promise<IngestCaller>>();
-
 /**
  * The app-scoped key and app of an ingest (client key) or import (import key) request, resolved
- * once per request. A resolved key is remembered by the instance's key cache (`deps.keyCache`),
- * which forgets it as soon as a fact revokes it and never keeps it past its expiry. Failures are
- * not remembered, so a key works as soon as it exists.
+ * by the auth plugin before the body is read (`appKey` access). A resolved key is remembered by
+ * the instance's key cache (`deps.keyCache`), which forgets it as soon as a fact revokes it and
+ * never keeps it past its expiry. Failures are not remembered, so a key works as soon as it exists.
  * @throws DomainError unauthorized without a valid credential, forbidden for any other key type or one without events:write
  */
-export function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType = "client"): Promise<IngestCaller> {
-  let caller = resolved.get(request);
-  if (!caller) {
-    caller = resolve(deps, request, keyType);
-    resolved.set(request, caller);
-  }
-  return caller;
-}
-
-async function resolve(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType): Promise<IngestCaller> {
+export async function ingestCallerOf(deps: ApiDeps, request: FastifyRequest, keyType: WritingKeyType): Promise<IngestCaller> {
   const authorization = request.headers.authorization;
   const cached = authorization === undefined ? undefined : deps.keyCache.get(authorization);
   if (cached !== undefined && cached.keyType === keyType) {

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { forbidden, unauthorized } from "../../../domain/shared/errors.ts";
-import type { Role } from "../../../domain/shared/roles.ts";
-import { checkKeyRule, PUBLIC, type Access, type Rule } from "../auth/access.ts";
+import { authorize, checkKeyRule, PUBLIC, type Access } from "../auth/access.ts";
 import { authenticate, type Principal, type UserPrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { identityCallerOf, type IdentityCaller } from "../identity/caller.ts";
 import { ingestCallerOf, type IngestCaller } from "../ingest/caller.ts";
 import { authenticateRateLimited, rateLimitIdentity } from "../rate-limit.ts";
 import { DOCS_PREFIX } from "./openapi.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -26,14 +27,8 @@ declare module "fastify" {
 }
 
 /** The access rule of the route a request matched; routes without one are refused at registration. */
-export const accessOf = (request: FastifyRequest): Access => request.routeOptions.config.access ?? PUBLIC;
+const accessOf = (request: FastifyRequest): Access => request.routeOptions.config.access ?? PUBLIC;
 
-/** The team-role part of the matched route's rule, for `authorize` once the resource's team is known. */
-export function ruleOf(request: FastifyRequest): Rule & { role: Role } {
-  const access = accessOf(request);
-  if (access.kind !== "team") throw new Error(`route ${request.routeOptions.url} has no team rule`);
-  return access;
-}
 
 /**
  * Resolves the caller once per request, before the body is read or validated, so a refused
@@ -77,6 +72,9 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
         checkKeyRule(caller, access);
         request.caller = caller;
         if (caller.kind === "user") request.user = caller;
+        // A malformed id is left to the params schema, which answers 400.
+        const teamId = access.teamParam === undefined ? undefined : (request.params as Record<string, string | undefined>)[access.teamParam];
+        if (teamId !== undefined && UUID.test(teamId)) await authorize(deps, caller, teamId.toLowerCase(), access, "team");
         return;
       }
       case "app-key":

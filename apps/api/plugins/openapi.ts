@@ -79,7 +79,8 @@ export function describeAccess(access: Access): string {
     case "team": {
       const keys = access.userOnly ? "API keys get 403" : `API keys of the team need \`${access.permission}\``;
       const limited = access.rateLimited ? " Each call spends a rate-limit token (100 per identity, refilled at 10/s)." : "";
-      return `A user with at least the ${access.role} role in the resource's team; ${keys}.${limited}`;
+      const where = access.teamParam ? "the team the path names" : "the resource's team";
+      return `A user with at least the ${access.role} role in ${where}; ${keys}.${limited}`;
     }
     case "app-key": {
       const limited = access.keyType === "client" ? " Each call spends a rate-limit token." : " Not rate limited.";
@@ -117,7 +118,8 @@ function documentRoute({ schema, url: registered, route }: { schema: RouteOption
     description: [schema.description, `**Access.** ${describeAccess(access)}`].filter(Boolean).join("\n\n"),
     tags: schema.tags,
   };
-  if (access.kind !== "public") out.security = access.kind === "session" || access.kind === "any" ? [{ bearer: [] }, { cookie: [] }] : [{ bearer: [] }];
+  // Users may send their session as the cookie; app and SDK keys only ever come as a bearer.
+  if (access.kind !== "public") out.security = access.kind === "app-key" || access.kind === "sdk-key" ? [{ bearer: [] }] : [{ bearer: [] }, { cookie: [] }];
   for (const part of ["params", "querystring", "headers"] as const) {
     if (isZod(schema[part])) out[part] = jsonSchemaOf(schema[part]);
   }

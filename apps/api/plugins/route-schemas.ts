@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodType, ZodTypeAny } from "zod";
-import { invalid } from "../../../domain/shared/errors.ts";
+import { parse } from "../validation.ts";
 
 /** Schemas that describe an input for the document but are not parsed at the edge (see `documentedOnly`). */
 const unparsed = new WeakSet<ZodTypeAny>();
@@ -26,34 +26,35 @@ const PART_NAMES: Record<string, string> = { body: "body", querystring: "query",
  * input is a 400 naming the first bad field (`limit: Number must be less than or equal to 200`),
  * or the part when the whole part is wrong (`body: Expected object, received null`).
  *
- * Responses are checked against their schema but sent as the handler built them: a field the
- * schema does not declare is not dropped. A response that breaks its schema is a bug in this
- * service: outside production it fails the request (500) so tests catch the drift; in production
- * it is logged and the answer goes out, since the caller is better served by the data than by an
- * error about our documentation.
+ * Responses are sent as the handler built them (a field the schema does not declare is not
+ * dropped). Outside production each is first checked against its declared schema, and one that
+ * breaks it fails the request (500): the tests exercise every route, so a schema that drifted from
+ * the handler is caught there. Production skips the check and serializes as fast as without
+ * schemas: the document is a promise the tests keep, not a cost every answer pays.
  */
 export function registerRouteSchemas(app: FastifyInstance, options: { strictResponses: boolean }): void {
   app.setValidatorCompiler<ZodTypeAny>(({ schema, httpPart }) => {
     const part = PART_NAMES[httpPart ?? "body"] ?? "body";
     if (unparsed.has(schema)) return (data) => ({ value: data });
     return (data) => {
-      const result = schema.safeParse(data ?? {});
-      if (result.success) return { value: result.data };
-      const issue = result.error.issues[0]!;
-      const field = issue.path.length > 0 ? issue.path.join(".") : part;
-      return { error: invalid(`${field}: ${issue.message}`) };
+      try {
+        return { value: parse(schema, data, part) };
+      } catch (error) {
+        return { error: error as Error };
+      }
     };
   });
 
-  app.setSerializerCompiler<ZodTypeAny>(({ schema, url, method }) => (data) => {
-    const result = schema.safeParse(data);
-    if (!result.success) {
-      const issue = result.error.issues[0]!;
-      const detail = { route: `${method} ${url}`, path: issue.path.join("."), problem: issue.message };
-      if (options.strictResponses) throw new ResponseSchemaError(detail);
-      app.log.error(detail, "response does not match its declared schema");
-    }
-    return JSON.stringify(data);
+  app.setSerializerCompiler<ZodTypeAny>(({ schema, url, method }) => {
+    if (!options.strictResponses) return (data) => JSON.stringify(data);
+    return (data) => {
+      const result = schema.safeParse(data);
+      if (!result.success) {
+        const issue = result.error.issues[0]!;
+        throw new ResponseSchemaError({ route: `${method} ${url}`, path: issue.path.join("."), problem: issue.message });
+      }
+      return JSON.stringify(data);
+    };
   });
 }
 

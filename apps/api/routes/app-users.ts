@@ -1,15 +1,14 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { listUsers } from "../../../projections/app-users/queries.ts";
 import { team } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleApp } from "../resource-access.ts";
-import { appUserPageBody, appUserWithLocalePageBody, exampleAppUser } from "../schemas/users.ts";
+import { idParams, TAGS } from "../schemas/common.ts";
+import { appUserPageBody, appUserWithLocalePageBody, exampleAppUserPage, exampleAppUserWithLocalePage } from "../schemas/users.ts";
 import { READ, scopeQuery, userScopeOf } from "../users/access.ts";
 import { userListOf, userListQuery, userListQueryWithBounds, usersPage, withoutLocales } from "../users/filters.ts";
-import { uuid } from "../validation.ts";
 
-const tags = ["users"];
+const tags = [TAGS.users];
 
 /** GET /v1/apps/:id/users: the users seen in one app. Registered beside the apps plugin on /v1/apps. */
 export function appUserRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -21,10 +20,10 @@ export function appUserRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "List the users seen in an app",
           description: "Most recently seen first.",
           tags,
-          params: z.object({ id: uuid }),
+          params: idParams,
           querystring: userListQuery,
           response: { 200: appUserPageBody },
-          examples: { 200: { users: [exampleAppUser], cursor: null, has_more: false } },
+          examples: { 200: exampleAppUserPage },
         },
         config: { access: team(READ) },
       },
@@ -51,7 +50,7 @@ export function allAppUserRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           tags,
           querystring: userListQueryWithBounds.merge(scopeQuery),
           response: { 200: appUserWithLocalePageBody },
-          examples: { 200: { users: [{ ...exampleAppUser, last_locale: "en_US", last_preferred_language: "en" }], cursor: null, has_more: false } },
+          examples: { 200: exampleAppUserWithLocalePage },
         },
         config: { access: team(READ) },
       },

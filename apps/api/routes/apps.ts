@@ -1,18 +1,18 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { appsDecider, bundleIdFor, type AppCommand } from "../../../domain/apps/decider.ts";
+import { appsDecider, bundleIdFor } from "../../../domain/apps/decider.ts";
 import { PLATFORMS } from "../../../domain/apps/events.ts";
 import { keySecret } from "../../../domain/keys/decider.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { newId, randomToken } from "../../../domain/shared/ids.ts";
 import { activeApp, activeProject, appsOfTeams, teamApps, toApp } from "../../../projections/directory/catalog-queries.ts";
-import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
-import type { Principal } from "../auth/principal.ts";
-import { handleCommand } from "../command-handler.ts";
+import { creatorOf, team, visibleTeams, type Rule } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleApp } from "../resource-access.ts";
-import { appBody } from "../schemas/catalog.ts";
-import { deletedBody } from "../schemas/common.ts";
+import { appBody, exampleApp } from "../schemas/catalog.ts";
+import { deletedBody, idParams, TAGS } from "../schemas/common.ts";
+import { EXAMPLE } from "../schemas/examples.ts";
+import { teamCommand } from "../team-command.ts";
 import { uuid } from "../validation.ts";
 
 const READ: Rule = { permission: "apps:read", role: "member" };
@@ -57,28 +57,7 @@ const patchBody = z
     client_secret: sentBack,
   })
   .passthrough();
-const params = z.object({ id: uuid });
-
-const TEAM_ID = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b";
-const PROJECT_ID = "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d";
-const APP_EXAMPLE = {
-  id: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
-  team_id: TEAM_ID,
-  project_id: PROJECT_ID,
-  name: "Shop for iOS",
-  platform: "apple",
-  bundle_id: "com.example.shop",
-  client_secret: "svc_client_Q2xpZW50U2VjcmV0RXhhbXBsZTEyMzQ",
-  worldwide_average_rating: null,
-  worldwide_rating_count: null,
-  worldwide_current_version_rating: null,
-  worldwide_current_version_rating_count: null,
-  worldwide_rating_count_delta: null,
-  ratings_synced_at: null,
-  created_at: "2026-11-25T12:00:00.000Z",
-  updated_at: "2026-11-25T12:00:00.000Z",
-};
-const tags = ["apps"];
+const tags = [TAGS.apps];
 
 /** /v1/apps: apps of the caller's teams; each app is created with its client key in one envelope. */
 export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -89,18 +68,8 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     return toApp(app);
   }
 
-  /** A command on the apps of `teamId`, after checking the caller may apply `rule` there. */
-  const decideOnApps = (caller: Principal, teamId: string, rule: Rule, resource: string, command: AppCommand) =>
-    handleCommand(deps, {
-      aggregate: { type: "team", id: teamId },
-      decider: appsDecider,
-      load: async () => {
-        await authorize(deps, caller, teamId, rule, resource);
-        return teamApps(deps.pool, teamId);
-      },
-      command,
-      actor: actorOf(caller),
-    });
+  /** The decider's state of a team's apps. */
+  const load = (teamId: string) => teamApps(deps.pool, teamId);
 
   return async (app) => {
     app.get(
@@ -117,7 +86,7 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
 
     app.get(
       "/:id",
-      { schema: { summary: "Get an app", tags, params, response: { 200: appBody } }, config: { access: team(READ) } },
+      { schema: { summary: "Get an app", tags, params: idParams, response: { 200: appBody } }, config: { access: team(READ) } },
       async (request) => toApp(await accessibleApp(deps, request.caller, request.params.id, READ)),
     );
 
@@ -131,7 +100,7 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           tags,
           body: createBody,
           response: { 201: appBody },
-          examples: { body: { name: "Shop for iOS", platform: "apple", project_id: PROJECT_ID, bundle_id: "com.example.shop" }, 201: APP_EXAMPLE },
+          examples: { body: { name: "Shop for iOS", platform: "apple", project_id: EXAMPLE.projectId, bundle_id: "com.example.shop" }, 201: exampleApp },
         },
         config: { access: team(WRITE) },
       },
@@ -142,15 +111,22 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         const project = await activeProject(deps.pool, projectId);
         if (!project) throw notFound("project");
         const appId = newId();
-        await decideOnApps(request.caller, project.team_id, WRITE, "project", {
-          type: "CreateApp",
-          appId,
-          projectId,
-          name,
-          platform,
-          bundleId,
-          clientKey: { keyId: newId(), secret: keySecret("client", randomToken(24)) },
-          createdBy: creatorOf(request.caller),
+        await teamCommand(deps, request.caller, {
+          teamId: project.team_id,
+          decider: appsDecider,
+          load,
+          command: {
+            type: "CreateApp",
+            appId,
+            projectId,
+            name,
+            platform,
+            bundleId,
+            clientKey: { keyId: newId(), secret: keySecret("client", randomToken(24)) },
+            createdBy: creatorOf(request.caller),
+          },
+          // The caller named the project: a team they cannot see hides the project.
+          access: { rule: WRITE, resource: "project" },
         });
         return reply.code(201).send(await presentApp(appId));
       },
@@ -163,7 +139,7 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "Rename an app",
           description: "Only `name` changes. The other fields of the app may be sent back unchanged; a different value is a 400.",
           tags,
-          params,
+          params: idParams,
           body: patchBody,
           response: { 200: appBody },
         },
@@ -172,11 +148,12 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       async (request) => {
         const { name, platform, bundle_id, project_id, team_id, client_secret } = request.body;
         const { team_id: teamId } = await accessibleApp(deps, request.caller, request.params.id, WRITE);
-        await decideOnApps(request.caller, teamId, WRITE, "app", {
-          type: "UpdateApp",
-          appId: request.params.id,
-          name,
-          unchanged: { platform, bundle_id, project_id, team_id, client_secret },
+        await teamCommand(deps, request.caller, {
+          teamId,
+          decider: appsDecider,
+          load,
+          command: { type: "UpdateApp", appId: request.params.id, name, unchanged: { platform, bundle_id, project_id, team_id, client_secret } },
+          access: { rule: WRITE, resource: "app" },
         });
         return presentApp(request.params.id);
       },
@@ -185,17 +162,20 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     app.delete(
       "/:id",
       {
-        schema: { summary: "Delete an app and its keys", tags, params, response: { 200: deletedBody } },
+        schema: { summary: "Delete an app and its keys", tags, params: idParams, response: { 200: deletedBody } },
         config: { access: team(REMOVE) },
       },
       async (request) => {
         const { team_id: teamId } = await accessibleApp(deps, request.caller, request.params.id, REMOVE);
-        await decideOnApps(request.caller, teamId, REMOVE, "app", { type: "DeleteApp", appId: request.params.id });
+        await teamCommand(deps, request.caller, {
+          teamId,
+          decider: appsDecider,
+          load,
+          command: { type: "DeleteApp", appId: request.params.id },
+          access: { rule: REMOVE, resource: "app" },
+        });
         return { deleted: true as const };
       },
     );
   };
 }
-
-/** The user a key is recorded as created by: the user, or the user behind the calling agent key. */
-export const creatorOf = (caller: Principal): string | null => (caller.kind === "user" ? caller.userId : caller.createdBy);

@@ -1,21 +1,17 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { AUDIT_ACTIONS, listAuditLogs } from "../../../projections/audit/queries.ts";
-import { authorize, team, type Rule } from "../auth/access.ts";
+import { listAuditLogs } from "../../../projections/audit/queries.ts";
+import { team } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
-import { page, pageQuery, parseBounds, parseKeysetCursor } from "../listing.ts";
-import { auditLogPageBody, exampleAuditLogPage } from "../schemas/audit-logs.ts";
-import { uuid } from "../validation.ts";
+import { page, parseBounds, parseKeysetCursor } from "../listing.ts";
+import { auditLogPageBody, auditQuery, auditTeamParams, exampleAuditLogPage } from "../schemas/audit-logs.ts";
+import { TAGS } from "../schemas/common.ts";
 
-/** Agent keys with `audit_logs:read` of the team, or users with the admin role. */
-const READ_AUDIT: Rule = { permission: "audit_logs:read", role: "admin" };
-
-const auditQuery = pageQuery.extend({
-  resource_type: z.string().max(50).optional(),
-  resource_id: z.string().max(200).optional(),
-  actor_id: z.string().max(200).optional(),
-  action: z.enum(AUDIT_ACTIONS).optional(),
-});
+/**
+ * Agent keys with `audit_logs:read` of the team, or users with the admin role. The plugin checks
+ * the key's permission first (403 whatever team it names), then the team the path names (404 for
+ * a team that is not the caller's, whatever the query), before the query is read.
+ */
+const READ_AUDIT = team({ permission: "audit_logs:read", role: "admin" }, { teamParam: "teamId" });
 
 /** GET /v1/teams/:teamId/audit-logs (register with prefix /v1/teams). */
 export function auditLogRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -26,19 +22,17 @@ export function auditLogRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         schema: {
           summary: "List a team's audit log",
           description: "Create, update and delete actions on the team's resources, newest first.",
-          tags: ["teams"],
-          params: z.object({ teamId: uuid }),
+          tags: [TAGS.auditLogs],
+          params: auditTeamParams,
           querystring: auditQuery,
           response: { 200: auditLogPageBody },
           examples: { 200: exampleAuditLogPage },
         },
-        config: { access: team(READ_AUDIT) },
+        config: { access: READ_AUDIT },
       },
       async (request) => {
         const { teamId } = request.params;
         const { query } = request;
-        // A team that is not the caller's is a 404, whatever the role: its existence is not revealed.
-        await authorize(deps, request.caller, teamId, READ_AUDIT, "team");
         const rows = await listAuditLogs(deps.pool, {
           teamId,
           resourceType: query.resource_type,

@@ -4,14 +4,15 @@ import { z } from "zod";
 import type { DefinitionRef } from "../../../domain/definitions/decider.ts";
 import type { DomainEvent } from "../../../domain/events.ts";
 import type { Decider } from "../../../domain/shared/decider.ts";
-import { invalid, notFound } from "../../../domain/shared/errors.ts";
+import { notFound } from "../../../domain/shared/errors.ts";
 import { definitionParams } from "../analytics/params.ts";
-import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
+import { authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
 import type { Principal } from "../auth/principal.ts";
-import { handleCommand } from "../command-handler.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
-import { deletedBody } from "../schemas/common.ts";
+import type { RouteExamples } from "../plugins/openapi.ts";
+import { deletedBody, errorBody, idParams, projectParams, TAGS } from "../schemas/common.ts";
+import { teamCommand } from "../team-command.ts";
 import { uuid } from "../validation.ts";
 
 /** What every definition has; each kind's schema declares the rest, and the reply is checked against it. */
@@ -20,8 +21,8 @@ export type DefinitionRow = { id: string; project_id: string; slug: string };
 /**
  * One kind of definition. Metric and funnel definitions are the same resource in all but their
  * fields: CRUD by slug under a project, a team-wide list and a lookup by id, every change decided
- * by the kind's decider on the team's subject. The routes whose input differs (create, update) are
- * declared by each kind's route file; the others are here, once.
+ * by the kind's decider on the team's subject. The routes are declared here, once; each kind's
+ * route file gives its rows, its input (DefinitionInput) and its commands.
  */
 export type DefinitionKind<Row extends DefinitionRow, State, Command> = {
   noun: "metric" | "funnel";
@@ -39,34 +40,45 @@ export type DefinitionKind<Row extends DefinitionRow, State, Command> = {
   remove: (ref: DefinitionRef) => Command;
 };
 
-type App = Parameters<FastifyPluginAsyncZod>[0];
-
-export const projectParams = z.object({ projectId: uuid });
-
-/** `{error}` of a create whose slug an active definition of the project has. */
-export const conflictBody = z.object({ error: z.string() });
-
-/** @throws DomainError invalid for an update body that names no field */
-export function requireAField(body: object): void {
-  if (Object.values(body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
-}
+/**
+ * What a kind's create and update take and the command each becomes. Each kind's `command` is typed
+ * against its own body schema's output, and the routes hand it the body that schema parsed. Inside
+ * the routes the body's type stays the type parameter's, which the compiler checks loosely: keep
+ * the routes passing `request.body` and nothing else.
+ */
+export type DefinitionInput<Create extends z.ZodTypeAny, Patch extends z.ZodTypeAny, Command> = {
+  create: {
+    summary: string;
+    description: string;
+    body: Create;
+    examples: RouteExamples;
+    /** The create command, which names the slug the new definition is read back by. */
+    command: (projectId: string, body: z.output<Create>) => Command & { slug: string };
+  };
+  update: {
+    description: string;
+    /** Refined by changingSomething: an update names at least one field. */
+    body: Patch;
+    command: (ref: DefinitionRef, patch: z.output<Patch>) => Command;
+  };
+};
 
 /** What the writes of a kind share: a command on a project's definitions, and the definition read back after it. */
-export function definitionWrites<Row extends DefinitionRow, State, Command>(deps: ApiDeps, kind: DefinitionKind<Row, State, Command>) {
+function definitionWrites<Row extends DefinitionRow, State, Command>(deps: ApiDeps, kind: DefinitionKind<Row, State, Command>) {
   return {
     /** Runs `command` after checking the caller may write the project's definitions. */
     async decide(caller: Principal, projectId: string, command: Command) {
       const { team_id: teamId } = await accessibleProject(deps, caller, projectId, kind.write);
-      return handleCommand(deps, {
-        aggregate: { type: "team", id: teamId },
+      return teamCommand(deps, caller, {
+        teamId,
         decider: kind.decider,
-        load: async () => {
-          // Again on every attempt: the project may be deleted, or the caller's role lowered, meanwhile.
+        // The project, not only the team, is checked again on every attempt: the project may be
+        // deleted, or the caller's role lowered, meanwhile; teamCommand's `access` sees only the team.
+        load: async (id) => {
           await accessibleProject(deps, caller, projectId, kind.write);
-          return kind.state(deps.pool, teamId, projectId);
+          return kind.state(deps.pool, id, projectId);
         },
         command,
-        actor: actorOf(caller),
       });
     },
 
@@ -83,53 +95,101 @@ export function definitionWrites<Row extends DefinitionRow, State, Command>(deps
 const listOf = ({ plural, body }: { plural: string; body: z.ZodType<DefinitionRow> }) => z.object({ [plural]: z.array(body) });
 
 /**
- * GET list, GET /:slug and DELETE /:slug of /v1/projects/:projectId/<plural>, registered on the
- * kind's own plugin. These routes, and the team routes below, see rows as `DefinitionRow`: fastify's
- * type provider cannot type a reply whose schema's type is a type parameter. Each answer is still
- * checked against the kind's full schema (plugins/route-schemas.ts).
+ * /v1/projects/:projectId/<plural>: list, create, and get, change and delete by slug. These routes,
+ * and the team routes below, see rows as `DefinitionRow`: fastify's type provider cannot type a
+ * reply whose schema's type is a type parameter. Each answer is still checked against the kind's
+ * full schema (plugins/route-schemas.ts).
  */
-export function projectDefinitionRoutes<State, Command>(app: App, deps: ApiDeps, kind: DefinitionKind<DefinitionRow, State, Command>): void {
+export function projectDefinitionRoutes<Create extends z.ZodTypeAny, Patch extends z.ZodTypeAny, State, Command>(
+  deps: ApiDeps,
+  kind: DefinitionKind<DefinitionRow, State, Command>,
+  input: DefinitionInput<Create, Patch, Command>,
+): FastifyPluginAsyncZod {
   const writes = definitionWrites(deps, kind);
-  const tags = [kind.plural];
+  const tags = [TAGS[kind.plural]];
 
-  app.get(
-    "/",
-    {
-      schema: { summary: `List a project's ${kind.noun} definitions`, tags, params: projectParams, response: { 200: listOf(kind) } },
-      config: { access: team(kind.read) },
-    },
-    async (request) => {
-      await accessibleProject(deps, request.caller, request.params.projectId, kind.read);
-      return { [kind.plural]: [...(await kind.ofProject(deps.pool, request.params.projectId))] };
-    },
-  );
+  return async (app) => {
+    app.get(
+      "/",
+      {
+        schema: { summary: `List a project's ${kind.noun} definitions`, tags, params: projectParams, response: { 200: listOf(kind) } },
+        config: { access: team(kind.read) },
+      },
+      async (request) => {
+        await accessibleProject(deps, request.caller, request.params.projectId, kind.read);
+        return { [kind.plural]: [...(await kind.ofProject(deps.pool, request.params.projectId))] };
+      },
+    );
 
-  app.get(
-    "/:slug",
-    { schema: { summary: `Get a ${kind.noun} definition by slug`, tags, params: definitionParams, response: { 200: kind.body } }, config: { access: team(kind.read) } },
-    async (request) => {
-      await accessibleProject(deps, request.caller, request.params.projectId, kind.read);
-      return writes.present(request.params.projectId, request.params.slug);
-    },
-  );
+    app.post(
+      "/",
+      {
+        schema: {
+          summary: input.create.summary,
+          description: input.create.description,
+          tags,
+          params: projectParams,
+          body: input.create.body,
+          response: { 201: kind.body, 409: errorBody },
+          examples: input.create.examples,
+        },
+        config: { access: team(kind.write) },
+      },
+      async (request, reply) => {
+        const { projectId } = request.params;
+        const command = input.create.command(projectId, request.body);
+        await writes.decide(request.caller, projectId, command);
+        return reply.code(201).send(await writes.present(projectId, command.slug));
+      },
+    );
 
-  app.delete(
-    "/:slug",
-    {
-      schema: { summary: `Delete a ${kind.noun} definition`, description: "Soft: the definition is hidden from every route.", tags, params: definitionParams, response: { 200: deletedBody } },
-      config: { access: team(kind.write) },
-    },
-    async (request) => {
-      const { projectId, slug } = request.params;
-      await writes.decide(request.caller, projectId, kind.remove({ projectId, slug }));
-      return { deleted: true as const };
-    },
-  );
+    app.get(
+      "/:slug",
+      { schema: { summary: `Get a ${kind.noun} definition by slug`, tags, params: definitionParams, response: { 200: kind.body } }, config: { access: team(kind.read) } },
+      async (request) => {
+        await accessibleProject(deps, request.caller, request.params.projectId, kind.read);
+        return writes.present(request.params.projectId, request.params.slug);
+      },
+    );
+
+    app.patch(
+      "/:slug",
+      {
+        schema: {
+          summary: `Change a ${kind.noun} definition`,
+          description: input.update.description,
+          tags,
+          params: definitionParams,
+          body: input.update.body,
+          response: { 200: kind.body },
+        },
+        config: { access: team(kind.write) },
+      },
+      async (request) => {
+        const { projectId, slug } = request.params;
+        await writes.decide(request.caller, projectId, input.update.command({ projectId, slug }, request.body));
+        return writes.present(projectId, slug);
+      },
+    );
+
+    app.delete(
+      "/:slug",
+      {
+        schema: { summary: `Delete a ${kind.noun} definition`, description: "Soft: the definition is hidden from every route.", tags, params: definitionParams, response: { 200: deletedBody } },
+        config: { access: team(kind.write) },
+      },
+      async (request) => {
+        const { projectId, slug } = request.params;
+        await writes.decide(request.caller, projectId, kind.remove({ projectId, slug }));
+        return { deleted: true as const };
+      },
+    );
+  };
 }
 
 /** /v1/<plural>: definitions across the caller's projects (`team_id` required) and by id. */
 export function teamDefinitionRoutes<State, Command>(deps: ApiDeps, kind: DefinitionKind<DefinitionRow, State, Command>): FastifyPluginAsyncZod {
-  const tags = [kind.plural];
+  const tags = [TAGS[kind.plural]];
   return async (app) => {
     app.get(
       "/",
@@ -152,7 +212,7 @@ export function teamDefinitionRoutes<State, Command>(deps: ApiDeps, kind: Defini
     app.get(
       "/by-id/:id",
       {
-        schema: { summary: `Get a ${kind.noun} definition by id`, tags, params: z.object({ id: uuid }), response: { 200: kind.body } },
+        schema: { summary: `Get a ${kind.noun} definition by id`, tags, params: idParams, response: { 200: kind.body } },
         config: { access: team(kind.read) },
       },
       async (request) => {

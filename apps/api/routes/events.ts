@@ -1,26 +1,26 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { ENVIRONMENTS, LEVELS, MAX_FIELD_CHARS } from "../../../domain/ingest/rules.ts";
+import { LEVELS } from "../../../domain/ingest/rules.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { timeOfId } from "../../../domain/shared/ids.ts";
 import { countEvents, eventById, listEvents, type EventFilter, type Viewer } from "../../../projections/events/queries.ts";
 import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
+import { environmentFilter, scopeFields, textFilter } from "../analytics/params.ts";
 import { team, type Rule } from "../auth/access.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { limitParam, parseBounds } from "../listing.ts";
-import { eventCountBody, eventDetailBody, eventPageBody, exampleEvent } from "../schemas/events.ts";
-import { chars, uuid } from "../validation.ts";
+import { cursorParam, dataModeParam, limitParam, parseBounds, sinceParam, untilParam } from "../listing.ts";
+import { idParams, TAGS } from "../schemas/common.ts";
+import { eventCountBody, eventDetailBody, eventPageBody, exampleEventCount, exampleEventDetail, exampleEventPage } from "../schemas/events.ts";
+import { uuid } from "../validation.ts";
 
 /** Any member may read events; keys need events:read. Every call spends a rate-limit token. */
 const READ_EVENTS: Rule = { permission: "events:read", role: "member" };
 const access = team(READ_EVENTS, { rateLimited: true });
-const tags = ["events"];
+const tags = [TAGS.events];
 
 const filterQuery = z.object({
-  team_id: uuid.optional(),
-  project_id: uuid.optional(),
-  app_id: uuid.optional(),
+  ...scopeFields,
   level: z
     .string()
     .max(100)
@@ -28,17 +28,17 @@ const filterQuery = z.object({
     .refine((levels) => levels.every((level) => (LEVELS as readonly string[]).includes(level)), `must be one or more of ${LEVELS.join(", ")}`)
     .optional()
     .describe(`One level or a comma list of ${LEVELS.join(", ")}`),
-  user_id: chars(MAX_FIELD_CHARS).optional(),
+  user_id: textFilter,
   session_id: uuid.optional(),
-  environment: z.enum(ENVIRONMENTS).optional(),
-  screen_name: chars(MAX_FIELD_CHARS).optional().describe("Exact screen name"),
-  since: z.string().max(64).optional().describe("Relative (30m, 1h, 7d) or ISO 8601"),
-  until: z.string().max(64).optional().describe("Relative (30m, 1h, 7d) or ISO 8601"),
-  data_mode: z.enum(["production", "development", "all"]).default("production"),
+  environment: environmentFilter,
+  screen_name: textFilter.describe("Exact screen name"),
+  since: sinceParam,
+  until: untilParam,
+  data_mode: dataModeParam,
 });
 
 const listQuery = filterQuery.extend({
-  cursor: z.string().min(1).max(100).optional(),
+  cursor: cursorParam,
   limit: limitParam(200, 50),
   order: z.enum(["asc", "desc"]).default("desc").describe("By timestamp; a cursor is tied to the order it was fetched in"),
 });
@@ -73,7 +73,7 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           tags,
           querystring: listQuery,
           response: { 200: eventPageBody },
-          examples: { 200: { events: [exampleEvent], cursor: null, has_more: false } },
+          examples: { 200: exampleEventPage },
         },
         config: { access },
       },
@@ -96,7 +96,7 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           tags,
           querystring: filterQuery,
           response: { 200: eventCountBody },
-          examples: { 200: { count: 1520, unique_users: 87, unique_sessions: 240 } },
+          examples: { 200: exampleEventCount },
         },
         config: { access },
       },
@@ -109,9 +109,9 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         schema: {
           summary: "Get an event with its project and attachments",
           tags,
-          params: z.object({ id: uuid }),
+          params: idParams,
           response: { 200: eventDetailBody },
-          examples: { 200: { ...exampleEvent, project_id: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b", attachments: [] } },
+          examples: { 200: exampleEventDetail },
         },
         config: { access },
       },

@@ -12,6 +12,7 @@ import { team, visibleTeams } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { funnelCompletionsBody, funnelQueryBody } from "../schemas/analytics.ts";
+import { TAGS } from "../schemas/common.ts";
 import { uuid } from "../validation.ts";
 import { FUNNELS_READ } from "./funnel-definitions.ts";
 
@@ -27,7 +28,7 @@ const analyticsQuery = z.object({
   group_by: z.enum(FUNNEL_BREAKDOWNS).optional(),
 });
 
-const tags = ["funnels"];
+const tags = [TAGS.funnels];
 const access = team(FUNNELS_READ);
 
 /** GET /:slug/query of /v1/projects/:projectId/funnels (a second plugin on the definitions' prefix). */

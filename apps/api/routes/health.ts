@@ -5,6 +5,7 @@ import { activeCheckpoints } from "../../../projections/_runtime/checkpoint-quer
 import { streamHead } from "../../../streams/stream-head.ts";
 import { PUBLIC } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
+import { TAGS } from "../schemas/common.ts";
 
 const readiness = z.object({
   status: z.enum(["ready", "unavailable"]),
@@ -14,7 +15,7 @@ const readiness = z.object({
     z.object({ name: z.string(), stream: z.string(), checkpoint: z.number().int(), lag: z.number().int().nullable().describe("facts behind the stream's head") }),
   ),
 });
-const tags = ["operations"];
+const tags = [TAGS.operations];
 
 /** `/healthz` (the process answers) and `/readyz` (its dependencies answer, with each read model's lag), outside /v1. */
 export function healthRoutes(deps: ApiDeps): FastifyPluginAsyncZod {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { attributionPatch, mockResult, PENDING_RETRY_SECONDS } from "../../../domain/identity/attribution.ts";
 import { readPropertyPatch } from "../../../domain/identity/properties.ts";
 import { sdkKey } from "../auth/access.ts";
@@ -7,6 +6,7 @@ import type { ApiDeps } from "../deps.ts";
 import { resolveAttributionToken } from "../identity/adnet-client.ts";
 import { changeProperties } from "../identity/change-properties.ts";
 import { claim } from "../identity/claim.ts";
+import { errorBody, TAGS } from "../schemas/common.ts";
 import {
   attributionAnswer,
   attributionParams,
@@ -18,8 +18,7 @@ import {
   propertiesRequest,
 } from "../schemas/identity.ts";
 
-const errorBody = z.object({ error: z.string() });
-const tags = ["identity"];
+const tags = [TAGS.identity];
 
 /** /v1/identity: claims, user properties and install attribution, for SDKs with a client key of an app. */
 export function identityRoutes(deps: ApiDeps): FastifyPluginAsyncZod {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { normalizeBatch, readImportRequest } from "../../../domain/ingest/batch.ts";
 import { MAX_IMPORT_BODY_BYTES, MAX_IMPORT_EVENTS } from "../../../domain/ingest/rules.ts";
 import { appKey } from "../auth/access.ts";
@@ -8,9 +7,8 @@ import { appendBatch } from "../ingest/append.ts";
 import { acceptIngestBodies } from "../ingest/body.ts";
 import { classifyImport } from "../ingest/import-outcome.ts";
 import { documentedOnly } from "../plugins/route-schemas.ts";
+import { errorBody, TAGS } from "../schemas/common.ts";
 import { exampleSentEvent, importAnswer, importRequest } from "../schemas/ingest.ts";
-
-const errorBody = z.object({ error: z.string() });
 
 /**
  * POST /v1/import (register with prefix /v1): historical events with an import key
@@ -31,7 +29,7 @@ export function importRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
             "Up to 1,000 events, JSON, optionally gzip-compressed (10 MiB compressed and decompressed). Any past timestamp, at most 5 minutes in the future. " +
             "An event whose `client_event_id` matches a stored event updates it in place; events without one are always inserted. " +
             "Invalid events are reported in `errors` as `events[<index>]: <reason>` and the rest are stored.",
-          tags: ["ingest"],
+          tags: [TAGS.ingest],
           body: documentedOnly(importRequest),
           response: { 200: importAnswer, 413: errorBody, 415: errorBody },
           examples: {

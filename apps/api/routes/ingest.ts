@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { countryCode, normalizeBatch, readIngestRequest } from "../../../domain/ingest/batch.ts";
 import { MAX_INGEST_EVENTS } from "../../../domain/ingest/rules.ts";
 import { appKey } from "../auth/access.ts";
@@ -7,9 +6,8 @@ import type { ApiDeps } from "../deps.ts";
 import { appendBatch } from "../ingest/append.ts";
 import { acceptIngestBodies } from "../ingest/body.ts";
 import { documentedOnly } from "../plugins/route-schemas.ts";
+import { errorBody, TAGS } from "../schemas/common.ts";
 import { exampleSentEvent, ingestAnswer, ingestRequest } from "../schemas/ingest.ts";
-
-const errorBody = z.object({ error: z.string() });
 
 /**
  * POST /v1/ingest (register with prefix /v1). The key is checked and a rate-limit token spent
@@ -33,7 +31,7 @@ export function ingestRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
             "Up to 100 events, JSON, optionally gzip-compressed (`Content-Encoding: gzip`; 1 MiB compressed and decompressed). " +
             "Each event is checked on its own: invalid ones are reported in `errors` as `events[<index>]: <reason>` and the rest are stored. " +
             "A `client_event_id` already received within 48 hours is skipped silently.",
-          tags: ["ingest"],
+          tags: [TAGS.ingest],
           body: documentedOnly(ingestRequest),
           response: { 200: ingestAnswer, 413: errorBody, 415: errorBody },
           examples: {

@@ -1,35 +1,38 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { hashInvitationToken, invitationsDecider, refuseClosed, type InvitationCommand } from "../../../domain/invitations/decider.ts";
+import { hashInvitationToken, invitationsDecider, refuseClosed } from "../../../domain/invitations/decider.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { newId, randomToken } from "../../../domain/shared/ids.ts";
-import { ROLES } from "../../../domain/shared/roles.ts";
 import { invitationById, invitationByTokenHash, pendingInvitations, teamInvitations, toInvitation } from "../../../projections/directory/invitation-queries.ts";
-import { memberRole } from "../../../projections/directory/queries.ts";
-import { PUBLIC, SESSION } from "../auth/access.ts";
-import { handleCommand } from "../command-handler.ts";
+import { PUBLIC, SESSION, teamMember } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
-import { deletedBody } from "../schemas/common.ts";
-import { acceptedInvitationBody, exampleInvitation, invitationBody, publicInvitationBody } from "../schemas/invitations.ts";
-import { email, uuid } from "../validation.ts";
+import { deletedBody, errorBody, TAGS } from "../schemas/common.ts";
+import {
+  acceptBody,
+  acceptedInvitationBody,
+  exampleInvitation,
+  inviteBody,
+  invitationBody,
+  invitationsBody,
+  publicInvitationBody,
+  teamInvitationParams,
+  teamInvitationsParams as params,
+  tokenParams,
+} from "../schemas/invitations.ts";
+import { teamCommand } from "../team-command.ts";
 
-const params = z.object({ teamId: uuid });
-const token = z.string().min(1).max(200);
-const errorBody = z.object({ error: z.string() });
-const tags = ["teams"];
+const tags = [TAGS.invitations];
+/**
+ * The plugin admits members of the team the path names before the input is read (an outsider gets
+ * 404 whatever they send); the invitations decider judges who may invite or revoke.
+ */
+const MEMBER = teamMember("member");
 
-/** A command on the invitations of `teamId`, decided on the team's subject: the decider checks the caller's role. */
-const decideOnInvitations = (deps: ApiDeps, userId: string, teamId: string, command: InvitationCommand) =>
-  handleCommand(deps, {
-    aggregate: { type: "team", id: teamId },
-    decider: invitationsDecider,
-    load: () => teamInvitations(deps.pool, teamId),
-    command,
-    actor: { type: "user", id: userId },
-  });
+/** Every command on invitations is decided on the team's subject, which orders its membership. */
+const onInvitations = (deps: ApiDeps) => ({ decider: invitationsDecider, load: (teamId: string) => teamInvitations(deps.pool, teamId) });
 
 /** Routes under /v1/teams/:teamId/invitations. */
 export function teamInvitationRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  const decided = onInvitations(deps);
   return async (app) => {
     app.post(
       "/",
@@ -39,24 +42,17 @@ export function teamInvitationRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           description: "Admins invite; only owners invite owners. Re-inviting an email with an open invitation sends it again with a new token and a fresh 7-day expiry.",
           tags,
           params,
-          body: z.object({ email, role: z.enum(ROLES).default("member") }),
+          body: inviteBody,
           response: { 201: invitationBody, 409: errorBody },
-          examples: { body: { email: "ada@example.com", role: "member" }, 201: exampleInvitation },
+          examples: { body: { email: "grace@example.com", role: "member" }, 201: exampleInvitation },
         },
-        config: { access: SESSION },
+        config: { access: MEMBER },
       },
       async (request, reply) => {
         const { teamId } = request.params;
-        const { userId } = request.user;
-        const { facts } = await decideOnInvitations(deps, userId, teamId, {
-          type: "Invite",
-          actorId: userId,
-          invitationId: newId(),
-          email: request.body.email,
-          role: request.body.role,
-          token: randomToken(32),
-          now: new Date(),
-        });
+        const { email, role } = request.body;
+        const command = { type: "Invite", actorId: request.user.userId, invitationId: newId(), email, role, token: randomToken(32), now: new Date() } as const;
+        const { facts } = await teamCommand(deps, request.caller, { ...decided, teamId, command });
         // A re-send keeps the invitation's id: the fact names the one that was sent.
         const [sent] = facts;
         if (sent?.type !== "InvitationCreated" && sent?.type !== "InvitationResent") throw new Error("an invitation is decided without its fact");
@@ -68,23 +64,19 @@ export function teamInvitationRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
 
     app.get(
       "/",
-      { schema: { summary: "List the team's pending invitations", tags, params, response: { 200: z.object({ invitations: z.array(invitationBody) }) } }, config: { access: SESSION } },
-      async (request) => {
-        const { teamId } = request.params;
-        if (!(await memberRole(deps.pool, teamId, request.user.userId))) throw notFound("team");
-        return { invitations: (await pendingInvitations(deps.pool, teamId)).map(toInvitation) };
-      },
+      { schema: { summary: "List the team's pending invitations", tags, params, response: { 200: invitationsBody } }, config: { access: MEMBER } },
+      async (request) => ({ invitations: (await pendingInvitations(deps.pool, request.params.teamId)).map(toInvitation) }),
     );
 
     app.delete(
       "/:invitationId",
       {
-        schema: { summary: "Revoke an invitation", description: "Admins only; the invitation is deleted.", tags, params: params.extend({ invitationId: uuid }), response: { 200: deletedBody } },
-        config: { access: SESSION },
+        schema: { summary: "Revoke an invitation", description: "Admins only; the invitation is deleted.", tags, params: teamInvitationParams, response: { 200: deletedBody } },
+        config: { access: MEMBER },
       },
       async (request) => {
         const { teamId, invitationId } = request.params;
-        await decideOnInvitations(deps, request.user.userId, teamId, { type: "Revoke", actorId: request.user.userId, invitationId });
+        await teamCommand(deps, request.caller, { ...decided, teamId, command: { type: "Revoke", actorId: request.user.userId, invitationId } });
         return { deleted: true as const };
       },
     );
@@ -93,6 +85,8 @@ export function teamInvitationRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
 
 /** Routes under /v1/invites: the public view by token and accepting. */
 export function inviteRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
+  const decided = onInvitations(deps);
+
   async function byToken(value: string) {
     const row = await invitationByTokenHash(deps.pool, hashInvitationToken(value));
     if (!row) throw notFound("invitation");
@@ -107,7 +101,7 @@ export function inviteRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "Read an invitation by its token",
           description: "What the invitee sees before accepting. 410 once accepted or expired.",
           tags,
-          params: z.object({ token }),
+          params: tokenParams,
           response: { 200: publicInvitationBody, 410: errorBody },
         },
         config: { access: PUBLIC },
@@ -133,15 +127,17 @@ export function inviteRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "Accept an invitation",
           description: "The caller's email must be the invitation's. 410 once accepted or expired; 409 for a member of the team.",
           tags,
-          body: z.object({ token }),
+          body: acceptBody,
           response: { 200: acceptedInvitationBody, 404: errorBody, 409: errorBody, 410: errorBody },
         },
         config: { access: SESSION },
       },
       async (request) => {
-        const found = await byToken(request.body.token);
+        const { token } = request.body;
+        const found = await byToken(token);
         const { userId, email: userEmail } = request.user;
-        await decideOnInvitations(deps, userId, found.team_id, { type: "Accept", token: request.body.token, userId, userEmail, now: new Date() });
+        // The invitee is not a member yet: the decider checks the token and the email, not a role.
+        await teamCommand(deps, request.caller, { ...decided, teamId: found.team_id, command: { type: "Accept", token, userId, userEmail, now: new Date() } });
         return { team_id: found.team_id, team_name: found.team_name, role: found.role };
       },
     );

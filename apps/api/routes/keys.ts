@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { keySecret, keysDecider, resolvePermissions, type KeyCommand } from "../../../domain/keys/decider.ts";
+import { keySecret, keysDecider, resolvePermissions } from "../../../domain/keys/decider.ts";
 import { visibleSecret } from "../../../domain/keys/secret-visibility.ts";
 import { forbidden, invalid, notFound } from "../../../domain/shared/errors.ts";
 import { newId, randomToken } from "../../../domain/shared/ids.ts";
@@ -8,15 +8,15 @@ import { KEY_TYPES } from "../../../domain/shared/permissions.ts";
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
 import { activeKey, keysOfTeams, rolesOfViewer, teamKeys } from "../../../projections/directory/key-queries.ts";
 import type { KeyRow } from "../../../projections/directory/queries.ts";
-import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
-import type { Principal, UserPrincipal } from "../auth/principal.ts";
-import { handleCommand } from "../command-handler.ts";
+import { creatorOf, team, visibleTeams, type Rule } from "../auth/access.ts";
+import type { UserPrincipal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleKey } from "../resource-access.ts";
-import { deletedBody } from "../schemas/common.ts";
-import { apiKeyAnswer, listedApiKeyBody } from "../schemas/keys.ts";
+import { deletedBody, idParams, TAGS } from "../schemas/common.ts";
+import { EXAMPLE } from "../schemas/examples.ts";
+import { apiKeyAnswer, exampleAgentKey, listedApiKeyBody } from "../schemas/keys.ts";
+import { teamCommand } from "../team-command.ts";
 import { uuid } from "../validation.ts";
-import { creatorOf } from "./apps.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -36,24 +36,7 @@ const createBody = z.object({
   expires_in_days: z.number().int().min(1).max(36_500).optional().describe("never expires when omitted"),
 });
 const patchBody = z.object({ name: name.optional(), permissions: permissions.optional() });
-const params = z.object({ id: uuid });
-
-const TEAM_ID = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b";
-const KEY_EXAMPLE = {
-  id: "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
-  secret: "svc_agent_QWdlbnRTZWNyZXRFeGFtcGxlMTIzNDU2",
-  key_type: "agent",
-  app_id: null,
-  team_id: TEAM_ID,
-  name: "CI",
-  created_by: "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
-  permissions: ["events:read", "projects:read"],
-  created_at: "2026-11-25T12:00:00.000Z",
-  updated_at: "2026-11-25T12:00:00.000Z",
-  last_used_at: null,
-  expires_at: "2026-12-25T12:00:00.000Z",
-};
-const tags = ["api keys"];
+const tags = [TAGS.keys];
 
 /** /v1/auth/keys: API keys of the caller's teams; members see some secrets masked (see docs/decisions.md). */
 export function keyRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -89,18 +72,8 @@ export function keyRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     return { teamId: body.team_id, appId: null };
   }
 
-  /** A command on the keys of `teamId`, after checking the caller may apply `rule` there. */
-  const decideOnKeys = (caller: Principal, teamId: string, rule: Rule, resource: string, command: KeyCommand) =>
-    handleCommand(deps, {
-      aggregate: { type: "team", id: teamId },
-      decider: keysDecider,
-      load: async () => {
-        await authorize(deps, caller, teamId, rule, resource);
-        return teamKeys(deps.pool, teamId);
-      },
-      command,
-      actor: actorOf(caller),
-    });
+  /** The decider's state of a team's keys. */
+  const load = (teamId: string) => teamKeys(deps.pool, teamId);
 
   return async (app) => {
     app.get(
@@ -124,7 +97,7 @@ export function keyRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
 
     app.get(
       "/:id",
-      { schema: { summary: "Get an API key", tags, params, response: { 200: apiKeyAnswer } }, config: { access: team(READ) } },
+      { schema: { summary: "Get an API key", tags, params: idParams, response: { 200: apiKeyAnswer } }, config: { access: team(READ) } },
       async (request) => {
         const [key] = await withVisibleSecrets(request.user, [await accessibleKey(deps, request.caller, request.params.id, READ)]);
         return { api_key: key! };
@@ -142,8 +115,8 @@ export function keyRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           body: createBody,
           response: { 201: apiKeyAnswer },
           examples: {
-            body: { name: "CI", key_type: "agent", team_id: TEAM_ID, permissions: ["projects:read", "events:read"], expires_in_days: 30 },
-            201: { api_key: KEY_EXAMPLE },
+            body: { name: "CI", key_type: "agent", team_id: EXAMPLE.teamId, permissions: ["projects:read", "events:read"], expires_in_days: 30 },
+            201: { api_key: exampleAgentKey },
           },
         },
         config: { access: team(CREATE_IMPORT_KEY) },
@@ -158,16 +131,23 @@ export function keyRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         // Refused permissions are a 400 before the team is checked, as they always were; the decider applies the same rule.
         resolvePermissions(body.key_type, body.permissions);
         const keyId = newId();
-        await decideOnKeys(caller, scope.teamId, rule, scope.appId ? "app" : "team", {
-          type: "CreateKey",
-          keyId,
-          secret: keySecret(body.key_type, randomToken(24)),
-          keyType: body.key_type,
-          appId: scope.appId,
-          name: body.name,
-          permissions: body.permissions,
-          createdBy: creatorOf(caller),
-          expiresAt: body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * DAY_MS).toISOString(),
+        await teamCommand(deps, caller, {
+          teamId: scope.teamId,
+          decider: keysDecider,
+          load,
+          command: {
+            type: "CreateKey",
+            keyId,
+            secret: keySecret(body.key_type, randomToken(24)),
+            keyType: body.key_type,
+            appId: scope.appId,
+            name: body.name,
+            permissions: body.permissions,
+            createdBy: creatorOf(caller),
+            expiresAt: body.expires_in_days === undefined ? null : new Date(Date.now() + body.expires_in_days * DAY_MS).toISOString(),
+          },
+          // The key does not exist yet: a foreign team hides the app of an app key, or the team of an agent key.
+          access: { rule, resource: scope.appId ? "app" : "team" },
         });
         return reply.code(201).send(await presentKey(keyId));
       },
@@ -176,24 +156,36 @@ export function keyRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     app.patch(
       "/:id",
       {
-        schema: { summary: "Rename an API key or change its permissions", tags, params, body: patchBody, response: { 200: apiKeyAnswer } },
+        schema: { summary: "Rename an API key or change its permissions", tags, params: idParams, body: patchBody, response: { 200: apiKeyAnswer } },
         config: { access: team(MANAGE) },
       },
       async (request) => {
         const { name, permissions } = request.body;
         if (name === undefined && permissions === undefined) throw invalid("body: name or permissions is required");
         const { team_id: teamId } = await accessibleKey(deps, request.caller, request.params.id, MANAGE);
-        await decideOnKeys(request.caller, teamId, MANAGE, "api key", { type: "UpdateKey", keyId: request.params.id, name, permissions });
+        await teamCommand(deps, request.caller, {
+          teamId,
+          decider: keysDecider,
+          load,
+          command: { type: "UpdateKey", keyId: request.params.id, name, permissions },
+          access: { rule: MANAGE, resource: "api key" },
+        });
         return presentKey(request.params.id);
       },
     );
 
     app.delete(
       "/:id",
-      { schema: { summary: "Delete an API key", tags, params, response: { 200: deletedBody } }, config: { access: team(MANAGE) } },
+      { schema: { summary: "Delete an API key", tags, params: idParams, response: { 200: deletedBody } }, config: { access: team(MANAGE) } },
       async (request) => {
         const { team_id: teamId } = await accessibleKey(deps, request.caller, request.params.id, MANAGE);
-        await decideOnKeys(request.caller, teamId, MANAGE, "api key", { type: "DeleteKey", keyId: request.params.id });
+        await teamCommand(deps, request.caller, {
+          teamId,
+          decider: keysDecider,
+          load,
+          command: { type: "DeleteKey", keyId: request.params.id },
+          access: { rule: MANAGE, resource: "api key" },
+        });
         return { deleted: true as const };
       },
     );

@@ -5,13 +5,14 @@ import { localeDemand, supportedLanguages } from "../../../projections/app-users
 import { activeApp } from "../../../projections/directory/catalog-queries.ts";
 import { team } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
+import { dataModeParam } from "../listing.ts";
 import { accessibleProject } from "../resource-access.ts";
-import { exampleLocaleDemand, localeDemandBody } from "../schemas/locales.ts";
+import { projectParams, TAGS } from "../schemas/common.ts";
+import { exampleLocaleDemand, exampleUnscopedLocaleDemand, localeDemandBody } from "../schemas/locales.ts";
 import { READ, scopeQuery, userScopeOf } from "../users/access.ts";
-import { dataModeSchema } from "../users/filters.ts";
 import { uuid } from "../validation.ts";
 
-const tags = ["users"];
+const tags = [TAGS.users];
 
 /** GET /v1/projects/:projectId/users/locales: locale demand of one project or one of its apps. */
 export function projectLocaleRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -23,8 +24,8 @@ export function projectLocaleRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "Locale demand of a project's users",
           description: "Narrowed to one app with `app_id`; `shipped` compares each locale with the languages the apps ship.",
           tags,
-          params: z.object({ projectId: uuid }),
-          querystring: z.object({ app_id: uuid.optional(), data_mode: dataModeSchema }),
+          params: projectParams,
+          querystring: z.object({ app_id: uuid.optional(), data_mode: dataModeParam }),
           response: { 200: localeDemandBody },
           examples: { 200: exampleLocaleDemand },
         },
@@ -58,9 +59,9 @@ export function userLocaleRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "Locale demand across the caller's projects",
           description: "Without a project or app to narrow to, `supported_languages` is null and no locale is flagged.",
           tags,
-          querystring: scopeQuery.extend({ data_mode: dataModeSchema }),
+          querystring: scopeQuery.extend({ data_mode: dataModeParam }),
           response: { 200: localeDemandBody },
-          examples: { 200: { ...exampleLocaleDemand, by_locale: exampleLocaleDemand.by_locale.map((row) => ({ ...row, shipped: null })), supported_languages: null } },
+          examples: { 200: exampleUnscopedLocaleDemand },
         },
         config: { access: team(READ) },
       },

@@ -13,9 +13,10 @@ import { definitionParams, environmentFilter, projectScope, requestedWindow, ser
 import { team } from "../auth/access.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { limitParam, parseBounds } from "../listing.ts";
+import { cursorParam, limitParam, parseBounds } from "../listing.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { metricEventPage, metricQueryBody } from "../schemas/analytics.ts";
+import { TAGS } from "../schemas/common.ts";
 import { uuid } from "../validation.ts";
 import { METRICS_READ } from "./metric-definitions.ts";
 
@@ -25,7 +26,7 @@ const listQuery = z.object({
   tracking_id: textFilter.transform((value) => (value === undefined ? undefined : canonicalTrackingId(value))),
   user_id: textFilter,
   environment: environmentFilter,
-  cursor: z.string().min(1).max(100).optional(),
+  cursor: cursorParam,
   limit: limitParam(200, 50),
 });
 
@@ -40,7 +41,7 @@ const aggregateQuery = z.object({
   group_by: z.enum(METRIC_GROUP_BYS).optional(),
 });
 
-const tags = ["metrics"];
+const tags = [TAGS.metrics];
 const access = team(METRICS_READ);
 
 /**

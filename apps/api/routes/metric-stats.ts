@@ -12,6 +12,7 @@ import { team, visibleTeams } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { metricCompletionsBody, metricStatBody } from "../schemas/analytics.ts";
+import { projectParams, TAGS } from "../schemas/common.ts";
 import { uuid } from "../validation.ts";
 import { METRICS_READ } from "./metric-definitions.ts";
 
@@ -27,7 +28,7 @@ const statOf = (slug: string, counts: OutcomeCounts | undefined) => {
   return { slug, complete_count: complete, fail_count: fail, success_rate: successRate(complete, fail) };
 };
 
-const tags = ["metrics"];
+const tags = [TAGS.metrics];
 const access = team(METRICS_READ);
 const statsDescription = "One row per active metric definition, those without events included; the window defaults to the last 24 hours.";
 
@@ -41,7 +42,7 @@ export function projectMetricStatsRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "Outcomes of a project's metrics",
           description: statsDescription,
           tags,
-          params: z.object({ projectId: uuid }),
+          params: projectParams,
           querystring: z.object(windowFields),
           response: { 200: z.object({ stats: z.array(metricStatBody) }) },
         },

@@ -2,15 +2,16 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { projectsDecider } from "../../../domain/projects/decider.ts";
 import { ISSUE_ALERT_FREQUENCIES } from "../../../domain/projects/settings.ts";
-import { invalid, notFound } from "../../../domain/shared/errors.ts";
+import { notFound } from "../../../domain/shared/errors.ts";
 import { newId, SLUG_PATTERN } from "../../../domain/shared/ids.ts";
 import { activeProject, appsOfProject, projectsOfTeams, teamProjects, toApp, toProject } from "../../../projections/directory/catalog-queries.ts";
-import { actorOf, authorize, team, visibleTeams, type Rule } from "../auth/access.ts";
-import { handleCommand } from "../command-handler.ts";
+import { team, visibleTeams, type Rule } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
-import { appBody, projectBody } from "../schemas/catalog.ts";
-import { deletedBody } from "../schemas/common.ts";
+import { appBody, exampleProject, projectBody } from "../schemas/catalog.ts";
+import { changingSomething, deletedBody, errorBody, idParams, TAGS } from "../schemas/common.ts";
+import { EXAMPLE } from "../schemas/examples.ts";
+import { teamCommand } from "../team-command.ts";
 import { uuid } from "../validation.ts";
 
 const READ: Rule = { permission: "projects:read", role: "member" };
@@ -32,46 +33,24 @@ const createBody = z.object({
   retention_days_funnels: retentionDays.optional(),
 });
 
-const patchBody = z.object({
-  name: name.optional(),
-  color: z
-    .string()
-    .regex(/^#[0-9A-Fa-f]{6}$/, "must be a colour like #RRGGBB")
-    .transform((color) => color.toUpperCase())
-    .optional(),
-  retention_days_events: retentionDays.optional(),
-  retention_days_metrics: retentionDays.optional(),
-  retention_days_funnels: retentionDays.optional(),
-  attachment_user_quota_bytes: quotaBytes.optional(),
-  attachment_project_quota_bytes: quotaBytes.optional(),
-  issue_alert_frequency: z.enum(ISSUE_ALERT_FREQUENCIES).nullable().optional(),
-});
+const patchBody = changingSomething(
+  z.object({
+    name: name.optional(),
+    color: z
+      .string()
+      .regex(/^#[0-9A-Fa-f]{6}$/, "must be a colour like #RRGGBB")
+      .transform((color) => color.toUpperCase())
+      .optional(),
+    retention_days_events: retentionDays.optional(),
+    retention_days_metrics: retentionDays.optional(),
+    retention_days_funnels: retentionDays.optional(),
+    attachment_user_quota_bytes: quotaBytes.optional(),
+    attachment_project_quota_bytes: quotaBytes.optional(),
+    issue_alert_frequency: z.enum(ISSUE_ALERT_FREQUENCIES).nullable().optional(),
+  }),
+);
 
-const params = z.object({ id: uuid });
-
-const TEAM_ID = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b";
-const PROJECT_EXAMPLE = {
-  id: "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
-  team_id: TEAM_ID,
-  name: "My app",
-  slug: "my-app",
-  color: "#4F46E5",
-  retention_days_events: null,
-  retention_days_metrics: null,
-  retention_days_funnels: null,
-  attachment_user_quota_bytes: null,
-  attachment_project_quota_bytes: null,
-  issue_alert_frequency: null,
-  effective_retention_days_events: 120,
-  effective_retention_days_metrics: 365,
-  effective_retention_days_funnels: 365,
-  effective_attachment_user_quota_bytes: 262_144_000,
-  effective_attachment_project_quota_bytes: 5_368_709_120,
-  effective_issue_alert_frequency: "daily",
-  created_at: "2026-11-25T12:00:00.000Z",
-  updated_at: "2026-11-25T12:00:00.000Z",
-};
-const tags = ["projects"];
+const tags = [TAGS.projects];
 
 /** /v1/projects: projects of the caller's teams. Every change is a fact on the team's subject. */
 export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -82,18 +61,8 @@ export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     return toProject(project);
   }
 
-  /** A command on the projects of `teamId`, after checking the caller may apply `rule` there. */
-  const decideOnProjects = (caller: Parameters<typeof actorOf>[0], teamId: string, rule: Rule, command: Parameters<typeof projectsDecider.decide>[1]) =>
-    handleCommand(deps, {
-      aggregate: { type: "team", id: teamId },
-      decider: projectsDecider,
-      load: async () => {
-        await authorize(deps, caller, teamId, rule, "project");
-        return teamProjects(deps.pool, teamId);
-      },
-      command,
-      actor: actorOf(caller),
-    });
+  /** The decider's state of a team's projects. */
+  const load = (teamId: string) => teamProjects(deps.pool, teamId);
 
   return async (app) => {
     app.get(
@@ -111,7 +80,7 @@ export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     app.get(
       "/:id",
       {
-        schema: { summary: "Get a project with its apps", tags, params, response: { 200: projectBody.extend({ apps: z.array(appBody) }) } },
+        schema: { summary: "Get a project with its apps", tags, params: idParams, response: { 200: projectBody.extend({ apps: z.array(appBody) }) } },
         config: { access: team(READ) },
       },
       async (request) => {
@@ -128,22 +97,29 @@ export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           description: "The slug is unique among the team's active projects; a soft-deleted project with the same slug is replaced. The colour comes from the palette.",
           tags,
           body: createBody,
-          response: { 201: projectBody, 409: z.object({ error: z.string() }) },
-          examples: { body: { team_id: TEAM_ID, name: "My app", slug: "my-app" }, 201: PROJECT_EXAMPLE },
+          response: { 201: projectBody, 409: errorBody },
+          examples: { body: { team_id: EXAMPLE.teamId, name: "My app", slug: "my-app" }, 201: exampleProject },
         },
         config: { access: team(WRITE) },
       },
       async (request, reply) => {
         const { team_id: teamId, name, slug, retention_days_events, retention_days_metrics, retention_days_funnels } = request.body;
         const projectId = newId();
-        await decideOnProjects(request.caller, teamId, WRITE, {
-          type: "CreateProject",
-          projectId,
-          name,
-          slug,
-          retention_days_events: retention_days_events ?? null,
-          retention_days_metrics: retention_days_metrics ?? null,
-          retention_days_funnels: retention_days_funnels ?? null,
+        await teamCommand(deps, request.caller, {
+          teamId,
+          decider: projectsDecider,
+          load,
+          command: {
+            type: "CreateProject",
+            projectId,
+            name,
+            slug,
+            retention_days_events: retention_days_events ?? null,
+            retention_days_metrics: retention_days_metrics ?? null,
+            retention_days_funnels: retention_days_funnels ?? null,
+          },
+          // The project does not exist yet: a team the caller cannot see is the team not found.
+          access: { rule: WRITE, resource: "team" },
         });
         return reply.code(201).send(await presentProject(projectId));
       },
@@ -151,11 +127,19 @@ export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
 
     app.patch(
       "/:id",
-      { schema: { summary: "Change a project's name, colour or settings", tags, params, body: patchBody, response: { 200: projectBody } }, config: { access: team(WRITE) } },
+      {
+        schema: { summary: "Change a project's name, colour or settings", tags, params: idParams, body: patchBody, response: { 200: projectBody } },
+        config: { access: team(WRITE) },
+      },
       async (request) => {
-        if (Object.values(request.body).every((value) => value === undefined)) throw invalid("body: name at least one field to change");
-        const { team_id } = await accessibleProject(deps, request.caller, request.params.id, WRITE);
-        await decideOnProjects(request.caller, team_id, WRITE, { type: "UpdateProject", projectId: request.params.id, patch: request.body });
+        const { team_id: teamId } = await accessibleProject(deps, request.caller, request.params.id, WRITE);
+        await teamCommand(deps, request.caller, {
+          teamId,
+          decider: projectsDecider,
+          load,
+          command: { type: "UpdateProject", projectId: request.params.id, patch: request.body },
+          access: { rule: WRITE, resource: "project" },
+        });
         return presentProject(request.params.id);
       },
     );
@@ -163,12 +147,18 @@ export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     app.delete(
       "/:id",
       {
-        schema: { summary: "Delete a project with its apps, keys and definitions", tags, params, response: { 200: deletedBody } },
+        schema: { summary: "Delete a project with its apps, keys and definitions", tags, params: idParams, response: { 200: deletedBody } },
         config: { access: team(REMOVE) },
       },
       async (request) => {
-        const { team_id } = await accessibleProject(deps, request.caller, request.params.id, REMOVE);
-        await decideOnProjects(request.caller, team_id, REMOVE, { type: "DeleteProject", projectId: request.params.id });
+        const { team_id: teamId } = await accessibleProject(deps, request.caller, request.params.id, REMOVE);
+        await teamCommand(deps, request.caller, {
+          teamId,
+          decider: projectsDecider,
+          load,
+          command: { type: "DeleteProject", projectId: request.params.id },
+          access: { rule: REMOVE, resource: "project" },
+        });
         return { deleted: true as const };
       },
     );

@@ -1,37 +1,27 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { visibleSecret } from "../../../domain/keys/secret-visibility.ts";
-import { conflict, forbidden, notFound } from "../../../domain/shared/errors.ts";
-import { SLUG_PATTERN } from "../../../domain/shared/ids.ts";
-import { ROLES, atLeast, type Role } from "../../../domain/shared/roles.ts";
-import { teamDecider, type TeamCommand } from "../../../domain/teams/decider.ts";
+import { forbidden, notFound } from "../../../domain/shared/errors.ts";
+import { atLeast } from "../../../domain/shared/roles.ts";
+import { teamDecider } from "../../../domain/teams/decider.ts";
 import { pendingInvitations, toInvitation } from "../../../projections/directory/invitation-queries.ts";
-import { activeTeam, agentKeysOfMember, memberRole, teamMembers, teamState, teamsOfUser } from "../../../projections/directory/queries.ts";
-import { release, reservationKey, reserve, takeOverAbandoned } from "../../../streams/reservations.ts";
-import { createTeam } from "../accounts.ts";
-import { SESSION } from "../auth/access.ts";
-import { handleCommand } from "../command-handler.ts";
+import { activeTeam, agentKeysOfMember, memberRole, teamMembers, teamState } from "../../../projections/directory/queries.ts";
+import { createTeam, deleteTeam } from "../accounts.ts";
+import { SESSION, teamMember } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
-import { deletedBody } from "../schemas/common.ts";
-import { exampleTeam, memberAgentKeyBody, memberBody, teamBody, teamDetailBody } from "../schemas/teams.ts";
-import { uuid } from "../validation.ts";
+import { deletedBody, errorBody, TAGS } from "../schemas/common.ts";
+import { changeRoleBody, createTeamBody, exampleTeam, memberAgentKeysBody, memberParams, memberRemovedBody, membersBody } from "../schemas/teams.ts";
+import { removeMemberQuery, renameTeamBody, roleChangedBody, teamBody, teamDetailBody, teamParams as params } from "../schemas/teams.ts";
+import { teamCommand } from "../team-command.ts";
 
-const teamName = z.string().trim().min(1).max(100);
-const params = z.object({ teamId: uuid });
-const memberParams = z.object({ teamId: uuid, userId: uuid });
-const conflictBody = z.object({ error: z.string() });
-const tags = ["teams"];
+const tags = [TAGS.teams];
+/**
+ * The plugin admits members of the team the path names before the input is read (an outsider gets
+ * 404 whatever they send); the team's decider judges the finer role rules on the team's state.
+ */
+const MEMBER = teamMember("member");
 
 /** /v1/teams: teams and their members, for signed-in users only. Every change is a fact on the team's subject. */
 export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
-  /** The caller's role in an active team; 404 for teams the caller is not in (no existence leak). */
-  async function roleIn(teamId: string, userId: string, minimum: Role = "member"): Promise<Role> {
-    const role = await memberRole(deps.pool, teamId, userId);
-    if (!role) throw notFound("team");
-    if (!atLeast(role, minimum)) throw forbidden(`requires the ${minimum} role`);
-    return role;
-  }
-
   /** Reads back after a write; a deletion racing in between answers 404 rather than null. */
   async function presentTeam(teamId: string) {
     const team = await activeTeam(deps.pool, teamId);
@@ -39,33 +29,8 @@ export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     return team;
   }
 
-  /** A command on the team, decided on its current state: the decider checks the caller's role. */
-  const decideOnTeam = (userId: string, teamId: string, command: TeamCommand) =>
-    handleCommand(deps, {
-      aggregate: { type: "team", id: teamId },
-      decider: teamDecider,
-      load: () => teamState(deps.pool, teamId),
-      command,
-      actor: { type: "user", id: userId },
-    });
-
-  /**
-   * "Not your only team" is counted in the directory, which a deletion still in flight has not
-   * changed yet: two parallel deletions of a user's last two teams would both see two. So a user's
-   * deletions take turns across API instances, through a reservation held until the deletion is
-   * projected (a command answers only then); a second one meanwhile gets 409. A reservation left
-   * by a crashed instance is taken over after 30 s.
-   */
-  const oneDeletionAtATime = async (userId: string, teamId: string, run: () => Promise<unknown>) => {
-    const key = reservationKey("team-deletion", userId);
-    const held = (await reserve(deps.log, key, teamId)).reserved || (await takeOverAbandoned(deps.log, key, teamId, async () => false));
-    if (!held) throw conflict("another deletion of one of your teams is in progress; retry when it is done");
-    try {
-      await run();
-    } finally {
-      await release(deps.log, key, teamId);
-    }
-  };
+  /** Every command here is decided by the team's decider, which judges the caller's role on the team's state. */
+  const onTeam = { decider: teamDecider, load: (teamId: string) => teamState(deps.pool, teamId) };
 
   return async (app) => {
     app.post(
@@ -75,24 +40,23 @@ export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           summary: "Create a team",
           description: "The creator becomes its owner. The slug is unique among active teams.",
           tags,
-          body: z.object({ name: teamName, slug: z.string().min(1).max(60).regex(SLUG_PATTERN, "must match ^[a-z0-9-]+$") }),
-          response: { 201: teamBody, 409: conflictBody },
+          body: createTeamBody,
+          response: { 201: teamBody, 409: errorBody },
           examples: { body: { name: "Acme", slug: "acme" }, 201: exampleTeam },
         },
         config: { access: SESSION },
       },
       async (request, reply) => {
-        const teamId = await createTeam(deps, { userId: request.user.userId, ...request.body, forNewUser: false });
+        const teamId = await createTeam(deps, { caller: request.user, ...request.body, forNewUser: false });
         return reply.code(201).send(await presentTeam(teamId));
       },
     );
 
     app.get(
       "/:teamId",
-      { schema: { summary: "Get a team with its members and pending invitations", tags, params, response: { 200: teamDetailBody } }, config: { access: SESSION } },
+      { schema: { summary: "Get a team with its members and pending invitations", tags, params, response: { 200: teamDetailBody } }, config: { access: MEMBER } },
       async (request) => {
         const { teamId } = request.params;
-        await roleIn(teamId, request.user.userId);
         const team = await presentTeam(teamId);
         return { ...team, members: [...(await teamMembers(deps.pool, teamId))], pending_invitations: (await pendingInvitations(deps.pool, teamId)).map(toInvitation) };
       },
@@ -101,12 +65,12 @@ export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
     app.patch(
       "/:teamId",
       {
-        schema: { summary: "Rename a team", tags, params, body: z.object({ name: teamName }), response: { 200: teamBody }, examples: { body: { name: "Acme Inc." } } },
-        config: { access: SESSION },
+        schema: { summary: "Rename a team", description: "Admins and owners.", tags, params, body: renameTeamBody, response: { 200: teamBody }, examples: { body: { name: "Acme Inc." } } },
+        config: { access: MEMBER },
       },
       async (request) => {
         const { teamId } = request.params;
-        await decideOnTeam(request.user.userId, teamId, { type: "RenameTeam", actorId: request.user.userId, name: request.body.name });
+        await teamCommand(deps, request.caller, { ...onTeam, teamId, command: { type: "RenameTeam", actorId: request.user.userId, name: request.body.name } });
         return presentTeam(teamId);
       },
     );
@@ -119,33 +83,20 @@ export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           description: "Owners only. Deletes its projects, apps, keys and definitions, and drops its members and invitations. A user's only team cannot be deleted.",
           tags,
           params,
-          response: { 200: deletedBody, 409: conflictBody },
+          response: { 200: deletedBody, 409: errorBody },
         },
-        config: { access: SESSION },
+        config: { access: MEMBER },
       },
       async (request) => {
-        const { teamId } = request.params;
-        const { userId } = request.user;
-        await roleIn(teamId, userId);
-        const team = await activeTeam(deps.pool, teamId);
-        await oneDeletionAtATime(userId, teamId, async () => {
-          const actorTeamCount = (await teamsOfUser(deps.pool, userId)).length;
-          await decideOnTeam(userId, teamId, { type: "DeleteTeam", actorId: userId, actorTeamCount });
-        });
-        // The slug is free again once the deletion is stored.
-        if (team) await release(deps.log, reservationKey("team-slug", team.slug), teamId);
+        await deleteTeam(deps, request.user, request.params.teamId);
         return { deleted: true as const };
       },
     );
 
     app.get(
       "/:teamId/members",
-      { schema: { summary: "List a team's members", tags, params, response: { 200: z.object({ members: z.array(memberBody) }) } }, config: { access: SESSION } },
-      async (request) => {
-        const { teamId } = request.params;
-        await roleIn(teamId, request.user.userId);
-        return { members: [...(await teamMembers(deps.pool, teamId))] };
-      },
+      { schema: { summary: "List a team's members", tags, params, response: { 200: membersBody } }, config: { access: MEMBER } },
+      async (request) => ({ members: [...(await teamMembers(deps.pool, request.params.teamId))] }),
     );
 
     app.get(
@@ -156,14 +107,16 @@ export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           description: "Members read their own; admins and owners anyone's.",
           tags,
           params: memberParams,
-          response: { 200: z.object({ keys: z.array(memberAgentKeyBody) }) },
+          response: { 200: memberAgentKeysBody },
         },
-        config: { access: SESSION },
+        config: { access: MEMBER },
       },
       async (request) => {
         const { teamId, userId } = request.params;
         const caller = request.user;
-        const role = await roleIn(teamId, caller.userId, userId === caller.userId ? "member" : "admin");
+        // Whose keys are asked for is part of the input, so the admin half of the rule is checked here.
+        const role = await memberRole(deps.pool, teamId, caller.userId);
+        if (userId !== caller.userId && !(role && atLeast(role, "admin"))) throw forbidden("requires the admin role");
         if (!(await memberRole(deps.pool, teamId, userId))) throw notFound("member");
         const keys = await agentKeysOfMember(deps.pool, teamId, userId);
         // The role check above already limits members to their own keys; the shared rule keeps it so if that check changes.
@@ -188,16 +141,16 @@ export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           description: "Only owners promote to owner; admins change only members of a lower role; nobody changes their own role; the last owner stays.",
           tags,
           params: memberParams,
-          body: z.object({ role: z.enum(ROLES) }),
-          response: { 200: z.object({ user_id: z.string().uuid(), role: z.enum(ROLES) }) },
+          body: changeRoleBody,
+          response: { 200: roleChangedBody },
           examples: { body: { role: "admin" } },
         },
-        config: { access: SESSION },
+        config: { access: MEMBER },
       },
       async (request) => {
         const { teamId, userId } = request.params;
         const { role } = request.body;
-        await decideOnTeam(request.user.userId, teamId, { type: "ChangeRole", actorId: request.user.userId, userId, role });
+        await teamCommand(deps, request.caller, { ...onTeam, teamId, command: { type: "ChangeRole", actorId: request.user.userId, userId, role } });
         return { user_id: userId, role };
       },
     );
@@ -210,15 +163,16 @@ export function teamRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           description: "Owners remove anyone, admins only lower roles, anyone may leave; the sole owner cannot. `revoke_agent_keys=true` also deletes the member's agent keys of the team.",
           tags,
           params: memberParams,
-          querystring: z.object({ revoke_agent_keys: z.enum(["true", "false"]).optional() }),
-          response: { 200: z.object({ removed: z.literal(true), revoked_agent_keys: z.number().int() }) },
+          querystring: removeMemberQuery,
+          response: { 200: memberRemovedBody },
         },
-        config: { access: SESSION },
+        config: { access: MEMBER },
       },
       async (request) => {
         const { teamId, userId } = request.params;
         const revokeAgentKeys = request.query.revoke_agent_keys === "true";
-        const { facts } = await decideOnTeam(request.user.userId, teamId, { type: "RemoveMember", actorId: request.user.userId, userId, revokeAgentKeys });
+        const command = { type: "RemoveMember", actorId: request.user.userId, userId, revokeAgentKeys } as const;
+        const { facts } = await teamCommand(deps, request.caller, { ...onTeam, teamId, command });
         const removed = facts.find((fact) => fact.type === "MemberRemoved");
         return { removed: true as const, revoked_agent_keys: removed?.type === "MemberRemoved" ? removed.revoked_agent_key_ids.length : 0 };
       },

@@ -1,7 +1,30 @@
 import { z } from "zod";
 import { KEY_TYPES } from "../../../domain/shared/permissions.ts";
-import { timestamp } from "./common.ts";
-import { teamWithRoleBody } from "./teams.ts";
+import { email, uuid } from "../validation.ts";
+import { errorBody, timestamp } from "./common.ts";
+import { EXAMPLE } from "./examples.ts";
+import { exampleTeam, teamWithRoleBody } from "./teams.ts";
+
+const code = z.string().regex(/^\d{6}$/, "must be 6 digits");
+
+/** POST /v1/auth/send-code, and its answer whether or not the address exists. */
+export const sendCodeBody = z.object({ email });
+export const codeSentBody = z.object({ message: z.string() });
+
+/** POST /v1/auth/verify-code. */
+export const verifyCodeBody = z.object({ email, code });
+
+/** POST /v1/auth/agent-login: `team_id` picks a team of a user of several. */
+export const agentLoginRequest = z.object({ email, code, team_id: uuid.optional() });
+
+/** POST /v1/auth/default-agent-key. */
+export const defaultAgentKeyRequest = z.object({ team_id: uuid });
+
+/** POST /v1/auth/logout. */
+export const loggedOutBody = z.object({ success: z.literal(true) });
+
+/** PATCH /v1/auth/me. */
+export const renameMeBody = z.object({ name: z.string().trim().min(1).max(100) });
 
 /** A user account (SPEC, User resource). */
 export const userBody = z.object({
@@ -32,7 +55,7 @@ export const agentLoginBody = z.object({
 });
 
 /** An error; agent-login's 400 for a user of several teams also lists them. */
-export const agentLoginRefusal = z.object({ error: z.string(), teams: z.array(teamWithRoleBody).optional() }).passthrough();
+export const agentLoginRefusal = errorBody.extend({ teams: z.array(teamWithRoleBody).optional() });
 
 /** POST /v1/auth/default-agent-key. */
 export const defaultAgentKeyBody = z.object({ secret: z.string(), created: z.boolean().describe("False when the team already had an agent key") });
@@ -50,17 +73,26 @@ export const whoamiBody = z.discriminatedUnion("type", [
 
 export const teamsBody = z.object({ teams: z.array(teamWithRoleBody) });
 
+/** GET /v1/auth/me, and PATCH's answer without the teams. */
+export const meBody = z.object({ user: userBody, teams: z.array(teamWithRoleBody) });
+export const userOnlyBody = z.object({ user: userBody });
+
 export const exampleUser = {
-  id: "8c7b6a59-4837-4261-9f0e-dcba98765432",
+  id: EXAMPLE.userId,
   email: "ada@example.com",
   name: "ada",
-  created_at: "2026-03-01T12:00:00.000Z",
-  updated_at: "2026-03-01T12:00:00.000Z",
+  created_at: EXAMPLE.at,
+  updated_at: EXAMPLE.at,
 } satisfies z.input<typeof userBody>;
 
 export const exampleSession = {
   token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI4YzdiNmE1OSJ9.c2lnbmF0dXJl",
   user: exampleUser,
-  teams: [{ id: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b", name: "ada's team", slug: "ada-3f9a1c", role: "owner" }],
+  teams: [{ id: EXAMPLE.teamId, name: "ada's team", slug: "ada-3f9a1c", role: "owner" }],
   is_new_user: true,
 } satisfies z.input<typeof sessionBody>;
+
+export const exampleAgentLogin = {
+  api_key: "svc_agent_3q2x7Qa9mKp4Lr8sWv1Yz0bC",
+  team: { id: exampleTeam.id, name: exampleTeam.name, slug: exampleTeam.slug },
+} satisfies z.input<typeof agentLoginBody>;

@@ -15,7 +15,7 @@ export const metricEventBody = z.object({
   app_id: z.string().uuid(),
   session_id: z.string(),
   user_id: z.string().nullable(),
-  api_key_id: z.string(),
+  api_key_id: z.string().uuid(),
   metric_slug: z.string(),
   phase: z.enum(METRIC_PHASES),
   tracking_id: z.string().nullable(),

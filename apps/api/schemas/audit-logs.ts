@@ -1,7 +1,20 @@
 import { z } from "zod";
 import { actorSchema } from "../../../domain/shared/envelope.ts";
 import { AUDIT_ACTIONS } from "../../../projections/audit/queries.ts";
+import { pageQuery } from "../listing.ts";
+import { uuid } from "../validation.ts";
 import { timestamp } from "./common.ts";
+import { EXAMPLE } from "./examples.ts";
+
+/** `/v1/teams/:teamId/audit-logs`. */
+export const auditTeamParams = z.object({ teamId: uuid });
+
+export const auditQuery = pageQuery.extend({
+  resource_type: z.string().max(50).optional(),
+  resource_id: z.string().max(200).optional(),
+  actor_id: z.string().max(200).optional(),
+  action: z.enum(AUDIT_ACTIONS).optional(),
+});
 
 /** One audit log entry (SPEC, Audit log entry). */
 export const auditLogBody = z.object({
@@ -29,15 +42,15 @@ export const exampleAuditLogPage = {
   audit_logs: [
     {
       id: "2e1d0c9b-8a7f-4e6d-9c5b-4a3f2e1d0c9b",
-      team_id: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+      team_id: EXAMPLE.teamId,
       actor_type: "user",
-      actor_id: "8c7b6a59-4837-4261-9f0e-dcba98765432",
+      actor_id: EXAMPLE.userId,
       action: "update",
       resource_type: "team",
-      resource_id: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+      resource_id: EXAMPLE.teamId,
       changes: { name: { before: "Acme", after: "Acme Inc." } },
       metadata: null,
-      timestamp: "2026-03-01T12:00:00.000Z",
+      timestamp: EXAMPLE.at,
     },
   ],
   cursor: null,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PLATFORMS } from "../../../domain/apps/events.ts";
 import { ISSUE_ALERT_FREQUENCIES } from "../../../domain/projects/settings.ts";
 import { timestamp } from "./common.ts";
+import { EXAMPLE } from "./examples.ts";
 
 const nullableInt = z.number().int().nullable();
 
@@ -46,3 +47,45 @@ export const appBody = z.object({
   created_at: timestamp,
   updated_at: timestamp,
 });
+
+/** A project as the examples show it, just created with the defaults. */
+export const exampleProject = {
+  id: EXAMPLE.projectId,
+  team_id: EXAMPLE.teamId,
+  name: "My app",
+  slug: "my-app",
+  color: "#4F46E5",
+  retention_days_events: null,
+  retention_days_metrics: null,
+  retention_days_funnels: null,
+  attachment_user_quota_bytes: null,
+  attachment_project_quota_bytes: null,
+  issue_alert_frequency: null,
+  effective_retention_days_events: 120,
+  effective_retention_days_metrics: 365,
+  effective_retention_days_funnels: 365,
+  effective_attachment_user_quota_bytes: 262_144_000,
+  effective_attachment_project_quota_bytes: 5_368_709_120,
+  effective_issue_alert_frequency: "daily",
+  created_at: EXAMPLE.at,
+  updated_at: EXAMPLE.at,
+} satisfies z.input<typeof projectBody>;
+
+/** An app of the example project as the examples show it, just created with its client key. */
+export const exampleApp = {
+  id: EXAMPLE.appId,
+  team_id: EXAMPLE.teamId,
+  project_id: EXAMPLE.projectId,
+  name: "Shop for iOS",
+  platform: "apple",
+  bundle_id: "com.example.shop",
+  client_secret: "svc_client_Q2xpZW50U2VjcmV0RXhhbXBsZTEyMzQ",
+  worldwide_average_rating: null,
+  worldwide_rating_count: null,
+  worldwide_current_version_rating: null,
+  worldwide_current_version_rating_count: null,
+  worldwide_rating_count_delta: null,
+  ratings_synced_at: null,
+  created_at: EXAMPLE.at,
+  updated_at: EXAMPLE.at,
+} satisfies z.input<typeof appBody>;

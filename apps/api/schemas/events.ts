@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ENVIRONMENTS, LEVELS } from "../../../domain/ingest/rules.ts";
 import { timestamp } from "./common.ts";
+import { EXAMPLE } from "./examples.ts";
 
 const text = z.string().nullable();
 
@@ -11,7 +12,7 @@ export const eventBody = z.object({
   client_event_id: z.string().nullable(),
   session_id: z.string(),
   user_id: text,
-  api_key_id: z.string(),
+  api_key_id: z.string().uuid(),
   level: z.enum(LEVELS),
   source_module: text,
   message: z.string(),
@@ -60,12 +61,12 @@ export const eventCountBody = z.object({
 
 /** An event as the documentation shows it. */
 export const exampleEvent = {
-  id: "0193a5c4-7e21-7c3d-9f0a-2b6c1d4e5f60",
-  app_id: "3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+  id: EXAMPLE.eventId,
+  app_id: EXAMPLE.appId,
   client_event_id: "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
-  session_id: "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+  session_id: EXAMPLE.sessionId,
   user_id: "user-42",
-  api_key_id: "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+  api_key_id: EXAMPLE.keyId,
   level: "info",
   source_module: "Checkout",
   message: "purchase completed",
@@ -81,6 +82,12 @@ export const exampleEvent = {
   locale: "en_US",
   country_code: "US",
   is_dev: false,
-  timestamp: "2026-03-01T12:00:00.000Z",
-  received_at: "2026-03-01T12:00:00.412Z",
+  timestamp: EXAMPLE.at,
+  received_at: "2026-11-25T12:00:00.412Z",
 } satisfies z.input<typeof eventBody>;
+
+export const exampleEventPage = { events: [exampleEvent], cursor: null, has_more: false } satisfies z.input<typeof eventPageBody>;
+
+export const exampleEventCount = { count: 1520, unique_users: 87, unique_sessions: 240 } satisfies z.input<typeof eventCountBody>;
+
+export const exampleEventDetail = { ...exampleEvent, project_id: EXAMPLE.projectId, attachments: [] } satisfies z.input<typeof eventDetailBody>;

@@ -10,6 +10,7 @@ import {
   MAX_INGEST_EVENTS,
   MAX_MESSAGE_CHARS,
 } from "../../../domain/ingest/rules.ts";
+import { EXAMPLE } from "./examples.ts";
 
 // The request shapes below document ingest and import; they are never parsed (routes declare them
 // with `documentedOnly`): domain/ingest checks each event by hand and rejects bad events one by one.
@@ -93,12 +94,12 @@ export const importAnswer = z.object({
 export const exampleSentEvent = {
   message: "purchase completed",
   level: "info",
-  session_id: "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+  session_id: EXAMPLE.sessionId,
   client_event_id: "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
   user_id: "user-42",
   screen_name: "Cart",
   custom_attributes: { plan: "yearly" },
   environment: "ios",
   app_version: "2.3.0",
-  timestamp: "2026-03-01T12:00:00.000Z",
+  timestamp: EXAMPLE.at,
 } satisfies z.input<typeof sentEvent>;

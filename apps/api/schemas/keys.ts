@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { KEY_TYPES } from "../../../domain/shared/permissions.ts";
 import { timestamp } from "./common.ts";
+import { EXAMPLE } from "./examples.ts";
 
 /**
  * An API key (SPEC, API key resource). `secret` is the full secret or, for a member reading a key
@@ -27,3 +28,19 @@ export const listedApiKeyBody = apiKeyBody.extend({ created_by_email: z.string()
 
 /** `{api_key}`, the answer of every route that returns one key. */
 export const apiKeyAnswer = z.object({ api_key: apiKeyBody });
+
+/** An agent key of the example team as its creation answers it, with the full secret. */
+export const exampleAgentKey = {
+  id: EXAMPLE.keyId,
+  secret: "svc_agent_QWdlbnRTZWNyZXRFeGFtcGxlMTIzNDU2",
+  key_type: "agent",
+  app_id: null,
+  team_id: EXAMPLE.teamId,
+  name: "CI",
+  created_by: EXAMPLE.userId,
+  permissions: ["events:read", "projects:read"],
+  created_at: EXAMPLE.at,
+  updated_at: EXAMPLE.at,
+  last_used_at: null,
+  expires_at: "2026-12-25T12:00:00.000Z",
+} satisfies z.input<typeof apiKeyBody>;

@@ -31,3 +31,10 @@ export const exampleLocaleDemand = {
   users_with_preferred_language: 87,
   total_users: 151,
 } satisfies z.input<typeof localeDemandBody>;
+
+/** Across projects no languages are known to be shipped, so no locale is flagged. */
+export const exampleUnscopedLocaleDemand = {
+  ...exampleLocaleDemand,
+  by_locale: exampleLocaleDemand.by_locale.map((row) => ({ ...row, shipped: null })),
+  supported_languages: null,
+} satisfies z.input<typeof localeDemandBody>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { timestamp } from "./common.ts";
+import { EXAMPLE } from "./examples.ts";
 
 const text = z.string().nullable();
 
@@ -36,17 +37,25 @@ export const appUserWithLocalePageBody = usersPage(appUserWithLocaleBody);
 /** A user as the documentation shows it. */
 export const exampleAppUser = {
   id: "5d4c3b2a-1908-4f7e-8d6c-5b4a39281706",
-  project_id: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+  project_id: EXAMPLE.projectId,
   user_id: "user-42",
   is_anonymous: false,
-  first_seen_at: "2026-02-01T09:30:00.000Z",
-  last_seen_at: "2026-03-01T12:00:00.000Z",
+  first_seen_at: "2026-10-01T09:30:00.000Z",
+  last_seen_at: EXAMPLE.at,
   last_country_code: "US",
   last_app_version: "2.3.0",
   last_sdk_name: "swift",
   last_sdk_version: "1.8.2",
   claimed_from: ["svc_anon_3f9a1c"],
   properties: { plan: "yearly" },
-  apps: [{ app_id: "3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d", app_name: "My app", first_seen_at: "2026-02-01T09:30:00.000Z", last_seen_at: "2026-03-01T12:00:00.000Z" }],
+  apps: [{ app_id: EXAMPLE.appId, app_name: "My app", first_seen_at: "2026-10-01T09:30:00.000Z", last_seen_at: EXAMPLE.at }],
   is_dev: false,
 } satisfies z.input<typeof appUserBody>;
+
+export const exampleAppUserPage = { users: [exampleAppUser], cursor: null, has_more: false } satisfies z.input<typeof appUserPageBody>;
+
+export const exampleAppUserWithLocalePage = {
+  users: [{ ...exampleAppUser, last_locale: "en_US", last_preferred_language: "en" }],
+  cursor: null,
+  has_more: false,
+} satisfies z.input<typeof appUserWithLocalePageBody>;

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import type { UserScope } from "../../../projections/app-users/queries.ts";
 import { activeApp, projectsOfTeams } from "../../../projections/directory/catalog-queries.ts";
+import { scopeFields } from "../analytics/params.ts";
 import { visibleTeams, type Rule } from "../auth/access.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
-import { uuid } from "../validation.ts";
 
 /** Reading app users and their locales: the apps:read permission for keys, member for users. */
 export const READ: Rule = { permission: "apps:read", role: "member" };
 
 /** The narrowing of a cross-app users query. */
-export const scopeQuery = z.object({ team_id: uuid.optional(), project_id: uuid.optional(), app_id: uuid.optional() });
+export const scopeQuery = z.object(scopeFields);
 
 /**
  * The projects (and app) a cross-app query covers: the caller's visible teams narrowed by

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { BILLING_STATUSES, type AppUserRow, type BillingStatus, type UserCursor, type UserFilter } from "../../../projections/app-users/queries.ts";
-import { page, pageQuery, parseBounds, parseCursor } from "../listing.ts";
-
-export const dataModeSchema = z.enum(["production", "development", "all"]).default("production");
+import { dataModeParam, page, pageQuery, parseBounds, parseCursor } from "../listing.ts";
 
 /** `billing_status`: one status or a comma list, repeats dropped. */
 const billingStatus = z
@@ -24,7 +22,7 @@ export const userListQuery = z
     search: z.string().max(255).optional().describe("Case-insensitive substring of the user id"),
     is_anonymous: z.enum(["true", "false"]).optional(),
     billing_status: billingStatus.optional(),
-    data_mode: dataModeSchema,
+    data_mode: dataModeParam,
   })
   .merge(pageQuery.pick({ cursor: true, limit: true }));
 
