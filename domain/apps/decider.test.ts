@@ -1,24 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { aProjectCreated, aTeamCreated } from "../../test/support/control-facts.ts";
 import { given } from "../../test/support/decider.ts";
 import type { DomainEvent } from "../events.ts";
 import { keySecret } from "../keys/decider.ts";
 import { appsDecider, type AppCommand } from "./decider.ts";
 import type { Platform } from "./events.ts";
 
-const teamCreated: DomainEvent = { type: "TeamCreated", v: 1, team_id: "t", name: "Team", slug: "team", created_by: "u", for_new_user: false };
-const projectCreated: DomainEvent = {
-  type: "ProjectCreated",
-  v: 1,
-  project_id: "p",
-  team_id: "t",
-  name: "Web",
-  slug: "web",
-  color: "#4F46E5",
-  retention_days_events: null,
-  retention_days_metrics: null,
-  retention_days_funnels: null,
-  replaces_project_ids: [],
-};
+const teamCreated = aTeamCreated();
+const projectCreated = aProjectCreated();
 const projectDeleted: DomainEvent = { type: "ProjectDeleted", v: 1, project_id: "p", team_id: "t", slug: "web" };
 const SECRET = keySecret("client", "random");
 const appCreated = (platform: Platform = "apple", bundleId: string | null = "com.example.shop"): DomainEvent => ({
