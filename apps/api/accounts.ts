@@ -10,7 +10,7 @@ import { lastSequenceOn } from "../../streams/last-sequence.ts";
 import { release, reservationKey, reserve, takeOverAbandoned } from "../../streams/reservations.ts";
 import type { Rule } from "./auth/access.ts";
 import type { Principal, UserPrincipal } from "./auth/principal.ts";
-import { handleCommand } from "./command-handler.ts";
+import { handleCommand } from "../commands/command-handler.ts";
 import type { ApiDeps } from "./deps.ts";
 import { teamCommand } from "./team-command.ts";
 

@@ -2,7 +2,7 @@ import type { CommonQueryMethods } from "slonik";
 import { ClaimLookup } from "../../projections/app-users/claim-lookup.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import type { CachedWritingKey } from "./ingest/caller.ts";
-import { OneAtATime } from "./one-at-a-time.ts";
+import { OneAtATime } from "../commands/one-at-a-time.ts";
 import { TokenBuckets } from "./rate-limit.ts";
 
 /**

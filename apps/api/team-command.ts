@@ -2,7 +2,7 @@ import type { DomainEvent } from "../../domain/events.ts";
 import type { Decider } from "../../domain/shared/decider.ts";
 import { actorOf, authorize, type Rule } from "./auth/access.ts";
 import type { Principal } from "./auth/principal.ts";
-import { handleCommand } from "./command-handler.ts";
+import { handleCommand } from "../commands/command-handler.ts";
 import type { ApiDeps } from "./deps.ts";
 
 export type TeamCommand<State, Command> = {

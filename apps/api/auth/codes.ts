@@ -2,7 +2,7 @@ import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { rateLimited, unauthorized } from "../../../domain/shared/errors.ts";
 import { CodeRecordConflictError, type CodeStore } from "../../../streams/code-store.ts";
-import { OneAtATime } from "../one-at-a-time.ts";
+import { OneAtATime } from "../../commands/one-at-a-time.ts";
 
 const SENDS_PER_HOUR = 5;
 const HOUR_MS = 60 * 60 * 1000;

@@ -2,7 +2,7 @@ import { identityDecider } from "../../../domain/identity/decider.ts";
 import type { UserPropertiesChanged } from "../../../domain/identity/events.ts";
 import type { Properties, PropertyPatch } from "../../../domain/identity/properties.ts";
 import { claimerOf, identityStateOf } from "../../../projections/app-users/records.ts";
-import { handleCommand } from "../command-handler.ts";
+import { handleCommand } from "../../commands/command-handler.ts";
 import type { ApiDeps } from "../deps.ts";
 import { originOf, type IdentityCaller } from "./caller.ts";
 

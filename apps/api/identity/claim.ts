@@ -3,7 +3,7 @@ import { identityStateOf } from "../../../projections/app-users/records.ts";
 import { projectAppIds } from "../../../projections/directory/catalog-queries.ts";
 import { countUserEvents } from "../../../projections/events/queries.ts";
 import { streamHead } from "../../../streams/stream-head.ts";
-import { handleCommand } from "../command-handler.ts";
+import { handleCommand } from "../../commands/command-handler.ts";
 import type { ApiDeps } from "../deps.ts";
 import { originOf, type IdentityCaller } from "./caller.ts";
 

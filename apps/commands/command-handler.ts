@@ -5,7 +5,7 @@ import { domainProjections } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { ConcurrencyError } from "../../streams/errors.ts";
 import { domainRun, identityRun, type DomainCommand, type IdentitySubjectCommand, type Run, type Target } from "./command-targets.ts";
-import type { ApiDeps } from "./deps.ts";
+import type { CommandDeps } from "./deps.ts";
 
 /**
  * What a command did: the sequence of its message (null when nothing changed), its facts, the
@@ -25,16 +25,16 @@ const DECIDE_AGAIN = Symbol("decide again");
  * facts, no append.
  * @throws DomainError from the decider; unavailable after too many lost races or when the read models lag
  */
-export function handleCommand<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
-export function handleCommand<State, Command>(deps: ApiDeps, command: IdentitySubjectCommand<State, Command>): Promise<Handled<IdentityFact, State, Command>>;
-export function handleCommand<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command> | IdentitySubjectCommand<State, Command>) {
+export function handleCommand<State, Command>(deps: CommandDeps, command: DomainCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
+export function handleCommand<State, Command>(deps: CommandDeps, command: IdentitySubjectCommand<State, Command>): Promise<Handled<IdentityFact, State, Command>>;
+export function handleCommand<State, Command>(deps: CommandDeps, command: DomainCommand<State, Command> | IdentitySubjectCommand<State, Command>) {
   return isIdentity(command) ? run(deps, identityRun(deps, command)) : run(deps, domainRun(deps, command));
 }
 
 const isIdentity = <State, Command>(command: DomainCommand<State, Command> | IdentitySubjectCommand<State, Command>): command is IdentitySubjectCommand<State, Command> =>
   command.aggregate.type === "identity";
 
-async function run<State, Command, Fact>(deps: ApiDeps, command: Run<State, Command, Fact>): Promise<Handled<Fact, State, Command>> {
+async function run<State, Command, Fact>(deps: CommandDeps, command: Run<State, Command, Fact>): Promise<Handled<Fact, State, Command>> {
   const { target } = command;
   for (let attempt = 1; attempt <= target.attempts; attempt += 1) {
     const id = await target.locate();
@@ -46,7 +46,7 @@ async function run<State, Command, Fact>(deps: ApiDeps, command: Run<State, Comm
 }
 
 async function decideOnce<State, Command, Fact>(
-  deps: ApiDeps,
+  deps: CommandDeps,
   { target, decider, load, build }: Run<State, Command, Fact>,
   id: string,
   subject: string,
@@ -73,7 +73,7 @@ async function decideOnce<State, Command, Fact>(
  * Appends expecting `version` as the subject's last sequence. Returns the message's sequence, or
  * null when another writer got there first (after waiting for the read model to reach it).
  */
-async function appendExpecting<Fact>(deps: ApiDeps, target: Target<Fact>, subject: string, payload: string, msgId: string, version: number): Promise<number | null> {
+async function appendExpecting<Fact>(deps: CommandDeps, target: Target<Fact>, subject: string, payload: string, msgId: string, version: number): Promise<number | null> {
   let expected = version;
   for (let tries = 1; ; tries += 1) {
     try {
@@ -94,7 +94,7 @@ async function appendExpecting<Fact>(deps: ApiDeps, target: Target<Fact>, subjec
 }
 
 /** Waits until `readModels` (every DOMAIN read model unless named) include `seq`. @throws DomainError unavailable after the bounded wait */
-export async function waitUntilVisible(deps: ApiDeps, seq: number, readModels = domainProjections()): Promise<void> {
+export async function waitUntilVisible(deps: CommandDeps, seq: number, readModels = domainProjections()): Promise<void> {
   const visible = await deps.progress.waitFor(readModels, seq, deps.config.readYourWritesTimeoutMs);
   if (!visible) throw unavailable("the change was saved but the read models are behind; retry the read shortly");
 }

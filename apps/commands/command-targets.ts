@@ -6,7 +6,7 @@ import { newId } from "../../domain/shared/ids.ts";
 import { identityVersion, wasSuperseded } from "../../projections/app-users/records.ts";
 import { aggregateVersion } from "../../projections/directory/queries.ts";
 import { domainProjections, ingestProjections } from "../../projections/registry.ts";
-import type { ApiDeps } from "./deps.ts";
+import type { CommandDeps } from "./deps.ts";
 
 /**
  * One command against one aggregate of the DOMAIN stream. `team` orders the team's whole control
@@ -84,7 +84,7 @@ export type Run<State, Command, Fact> = {
 };
 
 /** DOMAIN aggregates: facts in an envelope with the actor, versions in the directory's `aggregate_versions`. */
-export function domainRun<State, Command>(deps: ApiDeps, command: DomainCommand<State, Command>): Run<State, Command, DomainEvent> {
+export function domainRun<State, Command>(deps: CommandDeps, command: DomainCommand<State, Command>): Run<State, Command, DomainEvent> {
   const { type, id } = command.aggregate;
   return {
     target: {
@@ -103,7 +103,7 @@ export function domainRun<State, Command>(deps: ApiDeps, command: DomainCommand<
       dropsMessages: false,
       superseded: async () => false,
       // The directory has applied the facts: a key they revoke stops working before the answer.
-      settled: (facts) => deps.keyCache.forget(facts),
+      settled: (facts) => deps.keyCache?.forget(facts),
     },
     decider: command.decider,
     load: () => command.load(),
@@ -117,7 +117,7 @@ export function domainRun<State, Command>(deps: ApiDeps, command: DomainCommand<
  * burst for one user costs one round each instead of N conflicting rounds; optimistic concurrency
  * settles races between instances. Each lost race costs a projector round trip, hence more attempts.
  */
-export function identityRun<State, Command>(deps: ApiDeps, command: IdentitySubjectCommand<State, Command>): Run<State, Command, IdentityFact> {
+export function identityRun<State, Command>(deps: CommandDeps, command: IdentitySubjectCommand<State, Command>): Run<State, Command, IdentityFact> {
   const { projectId, locate } = command.aggregate;
   return {
     target: {
@@ -143,7 +143,7 @@ export function identityRun<State, Command>(deps: ApiDeps, command: IdentitySubj
       },
       // This instance's ingest re-attributes the claimed id from now on, without waiting for its cache.
       settled: (facts) => {
-        for (const fact of facts) if (fact.type === "UserClaimed") deps.claims.remember(fact.project_id, fact.anonymous_id, fact.user_id);
+        for (const fact of facts) if (fact.type === "UserClaimed") deps.claims?.remember(fact.project_id, fact.anonymous_id, fact.user_id);
       },
     },
     decider: command.decider,
