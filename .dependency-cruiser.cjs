@@ -91,8 +91,9 @@ module.exports = {
       severity: "error",
       comment:
         "apps/api, apps/worker and apps/projector each start alone, so none imports another; they meet in the " +
-        "composition root (apps/runtime.ts). apps/cli, the operator's tool, may use any of them.",
-      from: { path: "^apps/(api|worker|projector)/" },
+        "composition root (apps/runtime.ts). What they share (apps/commands, apps/storage) imports none of them. " +
+        "apps/cli, the operator's tool, may use any of them.",
+      from: { path: "^apps/(api|worker|projector|commands|storage)/" },
       to: { path: "^apps/(api|worker|projector|cli)/", pathNot: "^apps/$1/" },
     },
     {

@@ -39,4 +39,51 @@ describe("loadConfig", () => {
     expect(loadConfig({ NODE_ENV: "development", JWT_SECRET: "d".repeat(32) }).jwtSecret).toBe("d".repeat(32));
     expect(() => loadConfig({ JWT_SECRET: "short" })).toThrowError(/JWT_SECRET must be at least 32 characters/);
   });
+
+  it("keeps attachments on the filesystem unless a bucket is named", () => {
+    expect(loadConfig({}).attachments).toEqual({ dir: ".data/attachments", s3: null });
+    expect(loadConfig({ ATTACHMENTS_DIR: "/srv/attachments" }).attachments.dir).toBe("/srv/attachments");
+  });
+
+  it("reads the S3 settings when S3_BUCKET is set", () => {
+    expect(loadConfig({ S3_BUCKET: "attachments" }).attachments.s3).toEqual({
+      bucket: "attachments",
+      endpoint: undefined,
+      region: "us-east-1",
+      credentials: undefined,
+      forcePathStyle: false,
+    });
+    const s3 = loadConfig({
+      S3_BUCKET: "attachments",
+      S3_ENDPOINT: "http://minio:9000/",
+      S3_REGION: "eu-west-3",
+      S3_ACCESS_KEY_ID: "key-id",
+      S3_SECRET_ACCESS_KEY: "key-secret",
+      S3_FORCE_PATH_STYLE: "true",
+    }).attachments.s3;
+    expect(s3).toEqual({
+      bucket: "attachments",
+      endpoint: "http://minio:9000",
+      region: "eu-west-3",
+      credentials: { accessKeyId: "key-id", secretAccessKey: "key-secret" },
+      forcePathStyle: true,
+    });
+  });
+
+  it("refuses incomplete or malformed S3 settings without repeating the secret", () => {
+    expect(() => loadConfig({ S3_BUCKET: "Not_A_Bucket" })).toThrowError(/S3_BUCKET/);
+    expect(() => loadConfig({ S3_BUCKET: "attachments", S3_ENDPOINT: "minio:9000" })).toThrowError(/S3_ENDPOINT/);
+    expect(() => loadConfig({ S3_BUCKET: "attachments", S3_FORCE_PATH_STYLE: "yes" })).toThrowError(/S3_FORCE_PATH_STYLE/);
+    expect(() => loadConfig({ S3_ENDPOINT: "http://minio:9000" })).toThrowError(/S3_ENDPOINT is set but S3_BUCKET is not/);
+    const secret = "very-secret-value-0123456789";
+    expect(() => loadConfig({ S3_BUCKET: "attachments", S3_SECRET_ACCESS_KEY: secret })).toThrowError(/S3_ACCESS_KEY_ID/);
+    let message = "";
+    try {
+      loadConfig({ S3_SECRET_ACCESS_KEY: secret });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/S3_SECRET_ACCESS_KEY is set but S3_BUCKET is not/);
+    expect(message).not.toContain(secret);
+  });
 });

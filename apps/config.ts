@@ -1,4 +1,6 @@
+import { Cron } from "croner";
 import { z } from "zod";
+import { SYSTEM_JOB_TYPES, type SystemJobType } from "../domain/jobs/catalogue.ts";
 
 const optionalString = z
   .string()
@@ -44,6 +46,28 @@ const environmentSchema = z
       .default("https://api-adservices.apple.com"),
     ADNET_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
     PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
+    JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+    JOB_SCHEDULES: optionalString.transform((value, ctx) => parseSchedules(value, ctx)),
+    ATTACHMENTS_DIR: z.string().min(1).default(".data/attachments"),
+    S3_BUCKET: optionalString.refine(
+      (value) => value === undefined || /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(value),
+      "must be a bucket name: 3-63 lowercase letters, digits, '.' or '-'",
+    ),
+    S3_ENDPOINT: optionalString.refine(
+      (value) => value === undefined || /^https?:\/\/[^/]/.test(value),
+      "must be an http:// or https:// URL",
+    ),
+    S3_REGION: optionalString,
+    S3_ACCESS_KEY_ID: optionalString,
+    S3_SECRET_ACCESS_KEY: optionalString,
+    ATTACHMENTS_INTERNAL_REDIRECT: optionalString.refine(
+      (value) => value === undefined || /^\/[\x21-\x7e]*\/$/.test(value),
+      "must be a path that starts and ends with '/', like /protected-attachments/",
+    ),
+    S3_FORCE_PATH_STYLE: optionalString.refine(
+      (value) => value === undefined || value === "true" || value === "false",
+      "must be 'true' or 'false'",
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production" && env.JWT_SECRET === undefined) {
@@ -51,6 +75,15 @@ const environmentSchema = z
     }
     if (env.JWT_SECRET !== undefined && env.JWT_SECRET.length < 32) {
       ctx.addIssue({ code: "custom", path: ["JWT_SECRET"], message: "must be at least 32 characters" });
+    }
+    if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["S3_ACCESS_KEY_ID"], message: "and S3_SECRET_ACCESS_KEY must be set together" });
+    }
+    // S3 settings without a bucket would silently fall back to the filesystem: refuse instead.
+    if (env.S3_BUCKET === undefined) {
+      for (const name of ["S3_ENDPOINT", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"] as const) {
+        if (env[name] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: "is set but S3_BUCKET is not" });
+      }
     }
   });
 
@@ -78,7 +111,69 @@ export type Config = {
   adnetBaseUrl: string;
   adnetTimeoutMs: number;
   projectorNice: number;
+  /**
+   * How long a worker holds a running job without a heartbeat; it renews at a third of it, and
+   * a run whose lease ended is failed by any worker's sweep (apps/worker/jobs/job-runner.ts).
+   */
+  jobLeaseMs: number;
+  /** Cron patterns (UTC, seconds optional) replacing a job type's default schedule; "off" disables it. */
+  jobSchedules: Partial<Record<SystemJobType, string>>;
+  attachments: AttachmentsConfig;
+  /**
+   * With the filesystem store, downloads answer `X-Accel-Redirect: <this><storage key>` and no body,
+   * for a proxy (nginx) to serve the file from an internal location (docs/operations.md).
+   */
+  attachmentsInternalRedirect: string | undefined;
 };
+
+/** Where attachment bytes live: S3 when a bucket is named, else the directory (relative to the working directory). */
+export type AttachmentsConfig = {
+  dir: string;
+  s3: S3Config | null;
+};
+
+export type S3Config = {
+  bucket: string;
+  /** Unset: AWS's own endpoint for the region. */
+  endpoint: string | undefined;
+  region: string;
+  /** Unset: the AWS SDK's default credential chain (environment, profile, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+};
+
+/** `JOB_SCHEDULES`: a JSON object of job type to cron pattern or "off", e.g. `{"retention_cleanup":"0 2 * * *"}`. */
+function parseSchedules(value: string | undefined, ctx: z.RefinementCtx): Partial<Record<SystemJobType, string>> {
+  if (value === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    ctx.addIssue({ code: "custom", message: 'must be a JSON object like {"retention_cleanup":"0 2 * * *"}' });
+    return {};
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    ctx.addIssue({ code: "custom", message: "must be a JSON object of job type to cron pattern" });
+    return {};
+  }
+  const schedules: Partial<Record<SystemJobType, string>> = {};
+  for (const [type, pattern] of Object.entries(parsed)) {
+    if (!(SYSTEM_JOB_TYPES as readonly string[]).includes(type)) ctx.addIssue({ code: "custom", message: `names ${type}, which is not a scheduled job type` });
+    else if (typeof pattern !== "string" || !validPattern(pattern)) ctx.addIssue({ code: "custom", message: `${type}: not a cron pattern or "off"` });
+    else schedules[type as SystemJobType] = pattern;
+  }
+  return schedules;
+}
+
+function validPattern(pattern: string): boolean {
+  if (pattern === "off") return true;
+  try {
+    new Cron(pattern, { paused: true, timezone: "UTC" }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -112,5 +207,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adnetBaseUrl: e.ADNET_BASE_URL.replace(/\/+$/, ""),
     adnetTimeoutMs: e.ADNET_TIMEOUT_MS,
     projectorNice: e.PROJECTOR_NICE,
+    jobLeaseMs: e.JOB_LEASE_MS,
+    jobSchedules: e.JOB_SCHEDULES,
+    attachmentsInternalRedirect: e.ATTACHMENTS_INTERNAL_REDIRECT,
+    attachments: {
+      dir: e.ATTACHMENTS_DIR,
+      s3:
+        e.S3_BUCKET === undefined
+          ? null
+          : {
+              bucket: e.S3_BUCKET,
+              endpoint: e.S3_ENDPOINT?.replace(/\/+$/, ""),
+              region: e.S3_REGION ?? "us-east-1",
+              credentials:
+                e.S3_ACCESS_KEY_ID !== undefined && e.S3_SECRET_ACCESS_KEY !== undefined
+                  ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+                  : undefined,
+              forcePathStyle: e.S3_FORCE_PATH_STYLE === "true",
+            },
+    },
   };
 }

@@ -12,6 +12,7 @@ import { codeStore } from "../streams/code-store.ts";
 import { ensureStreams } from "../streams/ensure.ts";
 import { sharedSecret } from "../streams/shared-secret.ts";
 import { buildApp } from "./api/app.ts";
+import { createDownloadTokens } from "./api/attachments/download-token.ts";
 import { SignInCodes } from "./api/auth/codes.ts";
 import { createSessionTokens } from "./api/auth/jwt.ts";
 import { KeyUsage } from "./api/auth/key-usage.ts";
@@ -20,8 +21,8 @@ import { newInstanceState } from "./api/instance-state.ts";
 import type { Config } from "./config.ts";
 import { createMailer } from "./mail.ts";
 import { factSourceOf } from "./projector/fact-source.ts";
-import { startInvitationMailer } from "./worker/invitation-mailer.ts";
-import { Scheduler } from "./worker/scheduler.ts";
+import { openAttachmentStore } from "./storage/attachment-store.ts";
+import { startWorker } from "./worker/worker.ts";
 
 export type Part = "api" | "projector" | "worker";
 
@@ -65,18 +66,14 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       runners.push(runner);
     }
   }
-  if (parts.includes("worker")) {
-    const scheduler = new Scheduler([], infra.logger);
-    scheduler.start();
-    const mailer = createMailer(config);
-    const invitationMailer = startInvitationMailer({ ...infra, mailer, publicBaseUrl: config.publicBaseUrl });
-    closers.push(async () => {
-      await scheduler.stop();
-      await invitationMailer.stop();
-      mailer.close();
-    });
+  // Attachment bytes: the API stores and serves them, the worker's cleanup removes them.
+  const store = parts.includes("api") || parts.includes("worker") ? await openAttachmentStore(config.attachments) : undefined;
+  if (store) closers.push(() => store.close());
+  if (parts.includes("worker") && store) {
+    const worker = await startWorker({ ...infra, config, store });
+    closers.unshift(worker.stop);
   }
-  if (parts.includes("api")) {
+  if (parts.includes("api") && store) {
     // Without JWT_SECRET every instance signs sessions and hashes codes with one generated secret kept in NATS.
     const signingSecret = config.jwtSecret ?? (await sharedSecret(infra.log, "session_signing_key"));
     const progress = new ProgressWatcher(config.databaseUrl, infra.logger);
@@ -97,6 +94,8 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       keyUsage,
       tokens: createSessionTokens(signingSecret),
       codes: new SignInCodes(codeStore(infra.log), signingSecret),
+      attachments: store,
+      downloadTokens: createDownloadTokens(signingSecret),
     });
     url = await app.listen({ port: config.port, host: config.host });
     const api = app;

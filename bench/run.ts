@@ -11,6 +11,7 @@ import { freePort, waitUntil } from "../test/support/processes.ts";
 import { dropDatabase, isolatedDatabaseUrl } from "../test/support/service.ts";
 import { dropStreams, streamHead } from "../test/support/streams.ts";
 import { runAnalyticsBench } from "./analytics.ts";
+import { measureAttachmentTransfer } from "./attachments.ts";
 import { call, createFleet } from "./fleet.ts";
 import { closeConnections } from "./http-client.ts";
 import { runIngestLoad } from "./ingest-load.ts";
@@ -33,6 +34,8 @@ const settings = {
   lagRate: Number(process.env.BENCH_LAG_RATE ?? 5_000),
   tableEvents: Number(process.env.BENCH_TABLE_EVENTS ?? 5_000_000),
   analytics: process.env.BENCH_ANALYTICS !== "0",
+  /** BENCH_ONLY=attachments runs the attachment transfers alone (a minute instead of ten). */
+  only: process.env.BENCH_ONLY,
   admin: process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
   nats: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
 };
@@ -81,6 +84,19 @@ async function main() {
     const fleet = await createFleet(service.baseUrl, outbox, settings.apps);
     const keys = fleet.apps.map((app) => ({ clientKey: app.clientKey, bundleId: app.bundleId }));
     log(`fleet: ${fleet.apps.length} apps with their client keys`);
+
+    // First, while the service is at rest: its resident set then shows what a transfer costs.
+    const transfers = [];
+    for (const megabytes of [5, 50]) {
+      const transfer = await measureAttachmentTransfer({ baseUrl: service.baseUrl, ...keys[0]!, token: fleet.token, megabytes, rssMb: service.rssMb });
+      transfers.push(transfer);
+      log(
+        `attachment ${megabytes} MB (filesystem): upload ${transfer.upload_mb_per_second} MB/s, download ${transfer.download_mb_per_second} MB/s, ` +
+          `API RSS ${transfer.service_rss_before_mb} MB before, ${transfer.service_rss_peak_mb} MB at most during the transfers`,
+      );
+    }
+    results.attachments = transfers;
+    if (settings.only === "attachments") return await writeResults(results);
 
     await runIngestLoad(service.baseUrl, keys, settings.clients, 3); // warm-up: JIT, pools, caches
     const ingest = await runIngestLoad(service.baseUrl, keys, settings.clients, settings.ingestSeconds);
@@ -167,6 +183,10 @@ async function main() {
     if (!process.env.BENCH_KEEP) await dropDatabase(databaseUrl, settings.admin);
     await rm(outbox, { recursive: true, force: true });
   }
+  await writeResults(results);
+}
+
+async function writeResults(results: Record<string, unknown>): Promise<void> {
   const file = new URL(`./results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`, import.meta.url);
   await mkdir(new URL("./results/", import.meta.url), { recursive: true });
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);

@@ -4,7 +4,7 @@ import { buildOnce, spawnBuilt, waitUntil } from "../test/support/processes.ts";
 /** Peak resident set sizes in MB: of the service process, of its projector child, and their sum. */
 export type PeakRss = { total: number; service: number; projector: number };
 
-export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>; stop: () => Promise<void> };
+export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>; rssMb: () => Promise<number>; stop: () => Promise<void> };
 
 /**
  * Runs what `npm start` runs (the build, then the compiled service: api and worker, with the
@@ -36,6 +36,8 @@ export async function startBenchService(env: Record<string, string>, port: numbe
       const mb = (kb: number) => Math.round(kb / 1024);
       return { total: mb(service + projector), service: mb(service), projector: mb(projector) };
     },
+    /** The service process's resident set now (VmRSS): the API and worker, without the projector child. */
+    rssMb: async () => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${child.pid}/status`, "utf8").catch(() => ""))?.[1] ?? 0) / 1024),
     stop: () => child.stop("SIGTERM", 30_000),
   };
 }

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { envelopeSchema } from "./shared/envelope.ts";
 import { appEvents } from "./apps/events.ts";
+import { attachmentEvents } from "./attachments/events.ts";
 import { definitionEvents } from "./definitions/events.ts";
 import { invitationEvents } from "./invitations/events.ts";
+import { jobEvents } from "./jobs/events.ts";
 import { keyEvents } from "./keys/events.ts";
 import { projectEvents } from "./projects/events.ts";
 import { teamEvents } from "./teams/events.ts";
@@ -17,6 +19,8 @@ export const domainEvent = z.discriminatedUnion("type", [
   ...projectEvents,
   ...appEvents,
   ...definitionEvents,
+  ...jobEvents,
+  ...attachmentEvents,
 ]);
 export type DomainEvent = z.infer<typeof domainEvent>;
 

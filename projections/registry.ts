@@ -1,13 +1,15 @@
 import type { Projection } from "./_runtime/projection.ts";
 import { appUsersProjection } from "./app-users/apply.ts";
+import { attachmentsProjection } from "./attachments/apply.ts";
 import { auditProjection } from "./audit/apply.ts";
 import { directoryProjection } from "./directory/apply.ts";
 import { eventsProjection } from "./events/apply.ts";
 import { funnelEventsProjection } from "./funnel-events/apply.ts";
+import { jobsProjection } from "./jobs/apply.ts";
 import { metricEventsProjection } from "./metric-events/apply.ts";
 
 /** Every read model the service builds, in the order they are migrated. */
-export const PROJECTIONS: Projection[] = [directoryProjection, auditProjection, eventsProjection, appUsersProjection, metricEventsProjection, funnelEventsProjection];
+export const PROJECTIONS: Projection[] = [directoryProjection, auditProjection, jobsProjection, eventsProjection, appUsersProjection, metricEventsProjection, funnelEventsProjection, attachmentsProjection];
 
 export function projectionNamed(name: string): Projection {
   const found = PROJECTIONS.find((projection) => projection.name === name);

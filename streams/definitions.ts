@@ -7,8 +7,9 @@ const TWO_MINUTES = nanos(2 * 60 * 1000);
 
 /**
  * DOMAIN holds every control fact forever (`discard: new`, so a full stream is a visible publish
- * error, never silently lost history). INGEST holds one message per accepted batch; it keeps full
- * history too until an archive exists, because the event read models are rebuilt from it.
+ * error, never silently lost history). INGEST holds one message per accepted batch, with no age
+ * limit either: the retention job purges each project's event batches once every read model has
+ * expired them (streams/purge.ts), and keeps identity facts for ever.
  */
 export function streamConfig(names: Names, kind: StreamKind): Partial<StreamConfig> {
   return {

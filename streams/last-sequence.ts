@@ -15,3 +15,18 @@ export async function lastSequenceOn(log: Log, stream: string, subject: string):
     throw new LogUnavailableError("the event log is unavailable", { cause: error });
   }
 }
+
+/**
+ * The last message on `subject` with its stream sequence, null when there is none: the whole
+ * state of an aggregate whose last fact says everything (domain/jobs/decider.ts).
+ * @throws LogUnavailableError when NATS cannot answer
+ */
+export async function lastMessageOn(log: Log, stream: string, subject: string): Promise<{ seq: number; data: Uint8Array } | null> {
+  try {
+    const message = await log[NATS].jsm.streams.getMessage(stream, { last_by_subj: subject });
+    return message ? { seq: message.seq, data: message.data } : null;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound) return null;
+    throw new LogUnavailableError("the event log is unavailable", { cause: error });
+  }
+}

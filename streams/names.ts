@@ -20,6 +20,11 @@ export type Names = {
    * text, so the token is a hash of it.
    */
   identitySubject: (projectId: string, userId: string) => string;
+  /**
+   * `<ns>.i.<projectId>.*`: every event-batch subject of one project (`*` is one token: its apps),
+   * and none of its identity subjects, which have two tokens after the project (`u.<hash>`).
+   */
+  projectBatches: (projectId: string) => string;
   bucket: (name: string) => string;
 };
 
@@ -43,6 +48,7 @@ export function namesFor(namespace: string): Names {
     aggregateSubject: (aggregate, id) => `${roots.DOMAIN}.${token(aggregate)}.${token(id)}`,
     ingestSubject: (projectId, appId) => `${roots.INGEST}.${token(projectId)}.${token(appId)}`,
     identitySubject: (projectId, userId) => `${roots.INGEST}.${token(projectId)}.u.${userToken(userId)}`,
+    projectBatches: (projectId) => `${roots.INGEST}.${token(projectId)}.*`,
     bucket: (name) => `${ns}_${token(name)}`,
   };
 }

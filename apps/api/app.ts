@@ -3,6 +3,7 @@ import cookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { ApiDeps } from "./deps.ts";
+import { jobRunRoutes, teamJobRoutes } from "./routes/jobs.ts";
 import { registerAuth } from "./plugins/auth.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { redactingSerializers } from "./plugins/log-redaction.ts";
@@ -11,6 +12,9 @@ import { readRequestInput } from "./plugins/request-input.ts";
 import { registerRouteSchemas } from "./plugins/route-schemas.ts";
 import { allAppUserRoutes, appUserRoutes } from "./routes/app-users.ts";
 import { appRoutes } from "./routes/apps.ts";
+import { attachmentDownloadRoutes } from "./routes/attachment-download.ts";
+import { attachmentIngestRoutes } from "./routes/attachment-ingest.ts";
+import { attachmentRoutes, attachmentUsageRoutes } from "./routes/attachments.ts";
 import { auditLogRoutes } from "./routes/audit-logs.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -70,6 +74,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(funnelCompletionRoutes(deps), { prefix: "/v1/funnels" });
   await app.register(teamRoutes(deps), { prefix: "/v1/teams" });
   await app.register(auditLogRoutes(deps), { prefix: "/v1/teams" });
+  await app.register(teamJobRoutes(deps), { prefix: "/v1/teams" });
+  await app.register(jobRunRoutes(deps), { prefix: "/v1/jobs" });
   await app.register(teamInvitationRoutes(deps), { prefix: "/v1/teams/:teamId/invitations" });
   await app.register(inviteRoutes(deps), { prefix: "/v1/invites" });
   await app.register(appUserRoutes(deps), { prefix: "/v1/apps" });
@@ -80,5 +86,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(ingestRoutes(deps), { prefix: "/v1" });
   await app.register(importRoutes(deps), { prefix: "/v1" });
   await app.register(eventRoutes(deps), { prefix: "/v1/events" });
+  await app.register(attachmentIngestRoutes(deps), { prefix: "/v1/ingest" });
+  await app.register(attachmentDownloadRoutes(deps), { prefix: "/v1/attachments" });
+  await app.register(attachmentRoutes(deps), { prefix: "/v1/attachments" });
+  await app.register(attachmentUsageRoutes(deps), { prefix: "/v1/projects" });
   return app;
 }

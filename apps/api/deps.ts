@@ -4,6 +4,8 @@ import type { ProgressWatcher } from "../../projections/_runtime/progress.ts";
 import type { Log } from "../../streams/connection.ts";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail.ts";
+import type { AttachmentStore } from "../storage/attachment-store.ts";
+import type { DownloadTokens } from "./attachments/download-token.ts";
 import type { SignInCodes } from "./auth/codes.ts";
 import type { SessionTokens } from "./auth/jwt.ts";
 import type { KeyUsage } from "./auth/key-usage.ts";
@@ -24,4 +26,8 @@ export type ApiDeps = InstanceState & {
   tokens: SessionTokens;
   /** Sign-in codes of this instance: it owns the per-email queues of code checks. */
   codes: SignInCodes;
+  /** Where attachment bytes live (filesystem or S3). */
+  attachments: AttachmentStore;
+  /** Signs and checks the 60-second attachment download URLs. */
+  downloadTokens: DownloadTokens;
 };

@@ -4,7 +4,16 @@ import { unavailable } from "../../domain/shared/errors.ts";
 import { domainProjections } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { ConcurrencyError } from "../../streams/errors.ts";
-import { domainRun, identityRun, type DomainCommand, type IdentitySubjectCommand, type Run, type Target } from "./command-targets.ts";
+import {
+  attachmentsRun,
+  domainRun,
+  identityRun,
+  type AttachmentsCommand,
+  type DomainCommand,
+  type IdentitySubjectCommand,
+  type Run,
+  type Target,
+} from "./command-targets.ts";
 import type { CommandDeps } from "./deps.ts";
 
 /**
@@ -27,12 +36,17 @@ const DECIDE_AGAIN = Symbol("decide again");
  */
 export function handleCommand<State, Command>(deps: CommandDeps, command: DomainCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
 export function handleCommand<State, Command>(deps: CommandDeps, command: IdentitySubjectCommand<State, Command>): Promise<Handled<IdentityFact, State, Command>>;
-export function handleCommand<State, Command>(deps: CommandDeps, command: DomainCommand<State, Command> | IdentitySubjectCommand<State, Command>) {
-  return isIdentity(command) ? run(deps, identityRun(deps, command)) : run(deps, domainRun(deps, command));
+export function handleCommand<State, Command>(deps: CommandDeps, command: AttachmentsCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
+export function handleCommand<State, Command>(deps: CommandDeps, command: AnyCommand<State, Command>) {
+  if (isIdentity(command)) return run(deps, identityRun(deps, command));
+  if (isAttachments(command)) return run(deps, attachmentsRun(deps, command));
+  return run(deps, domainRun(deps, command));
 }
 
-const isIdentity = <State, Command>(command: DomainCommand<State, Command> | IdentitySubjectCommand<State, Command>): command is IdentitySubjectCommand<State, Command> =>
-  command.aggregate.type === "identity";
+type AnyCommand<State, Command> = DomainCommand<State, Command> | IdentitySubjectCommand<State, Command> | AttachmentsCommand<State, Command>;
+
+const isIdentity = <State, Command>(command: AnyCommand<State, Command>): command is IdentitySubjectCommand<State, Command> => command.aggregate.type === "identity";
+const isAttachments = <State, Command>(command: AnyCommand<State, Command>): command is AttachmentsCommand<State, Command> => command.aggregate.type === "attachments";
 
 async function run<State, Command, Fact>(deps: CommandDeps, command: Run<State, Command, Fact>): Promise<Handled<Fact, State, Command>> {
   const { target } = command;

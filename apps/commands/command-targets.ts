@@ -4,6 +4,7 @@ import type { Decider } from "../../domain/shared/decider.ts";
 import type { Actor, Envelope } from "../../domain/shared/envelope.ts";
 import { newId } from "../../domain/shared/ids.ts";
 import { identityVersion, wasSuperseded } from "../../projections/app-users/records.ts";
+import { attachmentsVersion } from "../../projections/attachments/decision-state.ts";
 import { aggregateVersion } from "../../projections/directory/queries.ts";
 import { domainProjections, ingestProjections } from "../../projections/registry.ts";
 import type { CommandDeps } from "./deps.ts";
@@ -48,6 +49,20 @@ export type IdentitySubjectCommand<State, Command> = {
 };
 
 /**
+ * One command against a project's attachments subject on the DOMAIN stream (`<ns>.d.attachments.<project>`):
+ * every reservation of the project is decided on that subject's version, so concurrent
+ * reservations never overshoot a quota (domain/attachments/decider.ts).
+ */
+export type AttachmentsCommand<State, Command> = {
+  aggregate: { type: "attachments"; projectId: string };
+  decider: Decider<State, Command, DomainEvent>;
+  /** Reads the project's usage and what the command names from the attachments read model. Runs again after a lost race. */
+  load: () => Promise<State>;
+  command: Command;
+  actor: Actor;
+};
+
+/**
  * Everything the command handler's one loop (command-handler.ts) does differently per kind of
  * aggregate: where its facts go, how they are wrapped, which read model holds its version and
  * which ones a caller waits for.
@@ -83,6 +98,12 @@ export type Run<State, Command, Fact> = {
   build: (state: State, id: string) => Command | Promise<Command>;
 };
 
+/** A DOMAIN message: the facts of one decision in an envelope with the actor; the envelope id is the message id. */
+function envelopeMessage(actor: Actor, facts: DomainEvent[]): { payload: string; msgId: string } {
+  const envelope: Envelope<DomainEvent> = { id: newId(), at: new Date().toISOString(), actor, events: facts };
+  return { payload: JSON.stringify(envelope), msgId: envelope.id };
+}
+
 /** DOMAIN aggregates: facts in an envelope with the actor, versions in the directory's `aggregate_versions`. */
 export function domainRun<State, Command>(deps: CommandDeps, command: DomainCommand<State, Command>): Run<State, Command, DomainEvent> {
   const { type, id } = command.aggregate;
@@ -95,10 +116,7 @@ export function domainRun<State, Command>(deps: CommandDeps, command: DomainComm
       version: (subject) => aggregateVersion(deps.pool, subject),
       versionModel: "directory",
       serialize: (_, attempt) => attempt(),
-      message: (facts) => {
-        const envelope: Envelope<DomainEvent> = { id: newId(), at: new Date().toISOString(), actor: command.actor, events: facts };
-        return { payload: JSON.stringify(envelope), msgId: envelope.id };
-      },
+      message: (facts) => envelopeMessage(command.actor, facts),
       readModels: () => domainProjections(),
       dropsMessages: false,
       superseded: async () => false,
@@ -152,3 +170,34 @@ export function identityRun<State, Command>(deps: CommandDeps, command: Identity
   };
 }
 
+/**
+ * A project's attachments subject: DOMAIN envelopes like the team's, but versioned by the
+ * attachments read model (`attachment_versions`, written with the rows whose usage a reservation
+ * reads), and only the read models the facts touch are waited for. Writes of one project queue
+ * within this instance, so a burst of reservations (an SDK flushing its queue) costs a round each
+ * instead of N conflicting rounds; optimistic concurrency settles races between instances, and
+ * each lost race costs a projector round trip, hence the attempts.
+ */
+export function attachmentsRun<State, Command>(deps: CommandDeps, command: AttachmentsCommand<State, Command>): Run<State, Command, DomainEvent> {
+  const { projectId } = command.aggregate;
+  return {
+    target: {
+      attempts: 12,
+      exhausted: "too many attachment changes in this project at once; retry",
+      locate: async () => projectId,
+      subject: (id) => deps.log.names.aggregateSubject("attachments", id),
+      version: (subject) => attachmentsVersion(deps.pool, subject),
+      versionModel: "attachments",
+      serialize: (subject, attempt) => deps.oneAtATime.run(subject, attempt),
+      message: (facts) => envelopeMessage(command.actor, facts),
+      // A deletion is audited: its caller may read the team's audit log next.
+      readModels: (facts) => (facts.some((fact) => fact.type === "AttachmentDeleted") ? ["attachments", "audit"] : ["attachments"]),
+      dropsMessages: false,
+      superseded: async () => false,
+      settled: () => undefined,
+    },
+    decider: command.decider,
+    load: () => command.load(),
+    build: () => command.command,
+  };
+}

@@ -20,7 +20,7 @@ export class Scheduler {
     for (const job of this.jobs) {
       const log = this.logger.child({ component: "worker", job: job.name });
       this.#crons.push(
-        new Cron(job.pattern, { timezone: "UTC", protect: true, name: job.name }, async () => {
+        new Cron(job.pattern, { timezone: "UTC", protect: true }, async () => {
           const run = job.run().catch((error) => log.error({ err: error }, "scheduled job failed"));
           this.#running.add(run);
           await run;

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   "gone",
   "too_large",
   "unsupported_encoding",
+  "unsupported_media_type",
   "rate_limited",
   "upstream_failed",
   "unavailable",
@@ -37,6 +38,7 @@ export const conflict = (message: string, extra?: Record<string, unknown>) => ne
 export const gone = (message: string) => new DomainError("gone", message);
 export const tooLarge = (message: string, extra?: Record<string, unknown>) => new DomainError("too_large", message, extra);
 export const unsupportedEncoding = (message: string) => new DomainError("unsupported_encoding", message);
+export const unsupportedMediaType = (message: string) => new DomainError("unsupported_media_type", message);
 export const rateLimited = (message = "rate limit exceeded") => new DomainError("rate_limited", message);
 export const upstreamFailed = (message: string) => new DomainError("upstream_failed", message);
 export const unavailable = (message: string) => new DomainError("unavailable", message);

@@ -121,6 +121,30 @@ export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft
       return [entry(event.team_id, "update", "funnel_definition", event.funnel_id, { changes: event.changes })];
     case "FunnelDeleted":
       return [entry(event.team_id, "delete", "funnel_definition", event.funnel_id, { metadata: { slug: event.slug } })];
+    // A team's job runs are audited when someone starts or cancels one; system runs belong to no team.
+    case "JobTriggered":
+      if (event.team_id === null) return [];
+      return [
+        entry(event.team_id, "create", "job_run", event.run_id, {
+          metadata: { job_type: event.job_type, project_id: event.project_id, triggered_by: event.triggered_by, params: event.params, notify: event.notify },
+        }),
+      ];
+    case "JobCancelled":
+      if (event.team_id === null) return [];
+      return [entry(event.team_id, "update", "job_run", event.run_id, { changes: { status: change(event.previous_status, "cancelled") } })];
+    case "JobStarted":
+    case "JobProgressed":
+    case "JobLeaseRenewed":
+    case "JobCompleted":
+    case "JobFailed":
+      return [];
+    // A member or key removing a file is a team action; SDK reservations, uploads and the cleanup's purges are not.
+    case "AttachmentDeleted":
+      return [entry(event.team_id, "delete", "attachment", event.attachment_id, { metadata: { project_id: event.project_id } })];
+    case "AttachmentReserved":
+    case "AttachmentUploaded":
+    case "AttachmentPurged":
+      return [];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

@@ -3,6 +3,7 @@ import type { EventsIngested, IngestedEvent } from "../../domain/ingest/events.t
 import { DEDUP_WINDOW_MS } from "../../domain/ingest/rules.ts";
 import { LoopTurns } from "../_runtime/loop-turns.ts";
 import type { Fact } from "../_runtime/projection.ts";
+import { isExpired, type BatchCutoffs } from "../retention/cutoffs.ts";
 import { decodeForPrefix, messageNeedle } from "./decode.ts";
 
 /** What every derived row (metric event, funnel event) carries for dedup, import and partitions. */
@@ -44,8 +45,10 @@ export type Derivation<R> = { row: Derive<R>; messagePrefix: string };
  * Turns a projector batch into statements. Facts of types this read model does not use
  * (identity properties, types added later) are skipped. A step holds whole facts and is closed
  * once it reaches `maxRows` rows, so memory stays flat; later steps see the earlier ones' writes.
+ * An event past its project's retention (`cutoffs`) derives no row, as if its message derived
+ * none: an ingested one is left out, an imported one still removes the row it updates.
  */
-export async function planDerived<R extends DerivedRow>(facts: readonly Fact[], derivation: Derivation<R>, maxRows: number): Promise<Plan<R>> {
+export async function planDerived<R extends DerivedRow>(facts: readonly Fact[], derivation: Derivation<R>, maxRows: number, cutoffs?: BatchCutoffs): Promise<Plan<R>> {
   const turns = new LoopTurns();
   const plan: Plan<R> = { steps: [], months: new Set(), dedupDays: new Set(), maxReceivedMs: 0 };
   const needle = messageNeedle(derivation.messagePrefix);
@@ -70,9 +73,12 @@ export async function planDerived<R extends DerivedRow>(facts: readonly Fact[], 
     open ??= kind === "insert" ? new InsertStep<R>() : new ReplaceStep<R>();
     const receivedMs = Date.parse(batch.received_at);
     plan.maxReceivedMs = Math.max(plan.maxReceivedMs, receivedMs);
+    // A batch with no event of the prefix comes back without events (decode.ts): no lookup for it.
+    const since = batch.events.length > 0 && cutoffs ? await cutoffs.resolve(batch.project_id) : null;
     let keyed = false;
     for (const event of batch.events) {
-      const row = derivation.row(batch, event);
+      const derived = derivation.row(batch, event);
+      const row = derived !== null && isExpired(derived.timestamp, since) ? null : derived;
       if (!open.add(batch.app_id, event, row, receivedMs)) {
         // A repeat the database must judge after the rows before it: a new statement.
         close();

@@ -110,6 +110,21 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
       return definitions.funnelUpdated({ tx, at }, event);
     case "FunnelDeleted":
       return definitions.funnelDeleted({ tx, at }, event);
+    // Job runs have their own read model (projections/jobs); the directory records their subjects' versions only.
+    case "JobTriggered":
+    case "JobStarted":
+    case "JobProgressed":
+    case "JobLeaseRenewed":
+    case "JobCompleted":
+    case "JobFailed":
+    case "JobCancelled":
+      return;
+    // Attachments have their own read model (projections/attachments); the directory records their subjects' versions only.
+    case "AttachmentReserved":
+    case "AttachmentUploaded":
+    case "AttachmentDeleted":
+    case "AttachmentPurged":
+      return;
     default: {
       const unhandled: never = event;
       throw new Error(`directory cannot apply ${(unhandled as { type: string }).type}`);

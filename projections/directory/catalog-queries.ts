@@ -137,3 +137,7 @@ export async function teamApps(db: CommonQueryMethods, teamId: string): Promise<
  */
 export const projectAppIds = (db: CommonQueryMethods, projectId: string) =>
   db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from apps where project_id = ${projectId} order by id`);
+
+/** Active apple-platform apps of every team: the ones store ratings exist for. */
+export const appleAppCount = (db: CommonQueryMethods) =>
+  db.oneFirst(sql.type(z.object({ count: z.number() }))`select count(*)::int as count from apps where platform = 'apple' and deleted_at is null`);

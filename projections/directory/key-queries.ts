@@ -48,3 +48,7 @@ export async function teamKeys(db: CommonQueryMethods, teamId: string): Promise<
     keys: keys.map((key) => ({ id: key.id, keyType: key.key_type, appId: key.app_id, name: key.name, permissions: key.permissions })),
   };
 }
+
+/** The user who created a key, deleted or not (null for keys created with an account). */
+export const keyCreator = (db: CommonQueryMethods, keyId: string) =>
+  db.maybeOneFirst(sql.type(z.object({ created_by: z.string().nullable() }))`select created_by from api_keys where id = ${keyId}`);

@@ -41,6 +41,12 @@ export class StatementPipeline {
   async drain(): Promise<void> {
     await this.#inFlight;
   }
+
+  /** Runs a read on the transaction once the statement in flight has finished: the connection runs one query at a time. */
+  async read<T>(work: (tx: DatabaseTransactionConnection) => Promise<T>): Promise<T> {
+    await this.#inFlight;
+    return work(this.tx);
+  }
 }
 
 /** `work`, whose failure is reported where it is awaited, not as an unhandled rejection meanwhile. */

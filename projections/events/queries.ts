@@ -159,3 +159,15 @@ export const countUserEvents = async (db: CommonQueryMethods, appIds: readonly s
     ? 0
     : db.oneFirst(sql.type(z.object({ count: z.number() }))`
         select count(*)::bigint as count from events where app_id = any(${sql.array(appIds, "uuid")}) and user_id = ${userId}`);
+
+/**
+ * A page of a project's error-level events since `since`, oldest first after `after` (keyset over
+ * timestamp and id): what the issue scan walks. Reads `events_by_app_time` of the project's apps.
+ */
+export const errorEventsPage = (db: CommonQueryMethods, input: { projectId: string; since: Date; after: EventCursor | null; limit: number }) =>
+  db.any(sql.type(z.object({ id: z.string(), app_id: z.string(), session_id: z.string(), timestamp: z.string() }))`
+    select e.id, e.app_id, e.session_id, e."timestamp" from events e
+     where e.app_id = any(select a.id from apps a where a.project_id = ${input.projectId} and a.deleted_at is null)
+       and e."timestamp" >= ${input.since.toISOString()} and e.level = 'error'
+       ${input.after ? sql.fragment`and (e."timestamp", e.id) > (${input.after.timestamp}::timestamptz, ${input.after.id ?? "00000000-0000-0000-0000-000000000000"}::uuid)` : sql.fragment``}
+     order by e."timestamp", e.id limit ${input.limit}`);

@@ -1,7 +1,8 @@
 import { sql, type QuerySqlToken } from "slonik";
-import { inputRecords } from "./columns.ts";
+import { inputRecords, textArray } from "./columns.ts";
 import { beyondReachOf, EVENT_COLUMNS } from "./insert.ts";
 import type { FactPart } from "./plan.ts";
+import type { ForgottenKey } from "./retained.ts";
 
 /**
  * The statement that applies imported events (prepared by `planImport`). Every stored event
@@ -17,12 +18,29 @@ import type { FactPart } from "./plan.ts";
  * in `event_dedup` for an imported timestamp beyond the probe's reach (reach.ts), which holds the
  * pair with the import's receipt time; and `event_retimed` holds the timestamp of every event
  * whose id's time prefix no longer matches it.
+ *
+ * `forgotten` are keys of imported events past their project's retention (retained.ts): their
+ * stored events are removed like any other key's, nothing is written for them, and the retimed
+ * timestamps of removed events not written again go with them.
  */
-export function replaceStatement(parts: readonly FactPart[]): QuerySqlToken {
+export function replaceStatement(parts: readonly FactPart[], forgotten: readonly ForgottenKey[] = []): QuerySqlToken {
+  const expired =
+    forgotten.length === 0
+      ? sql.fragment``
+      : sql.fragment`
+      union
+      select * from unnest(${textArray(forgotten.map((key) => key.app_id))}::uuid[], ${textArray(forgotten.map((key) => key.client_event_id))}::uuid[])`;
+  const unwritten =
+    forgotten.length === 0
+      ? sql.fragment``
+      : sql.fragment`
+    unwritten as (
+      delete from event_retimed r using removed d where r.id = d.id and not exists (select 1 from written w where w.id = d.id)
+    ),`;
   return sql.unsafe`
     with input as materialized (${inputRecords(parts)}),
     keys as materialized (
-      select distinct app_id, client_event_id from input where client_event_id is not null
+      select distinct app_id, client_event_id from input where client_event_id is not null${expired}
     ),
     removed as (
       delete from events e using keys k
@@ -57,6 +75,7 @@ export function replaceStatement(parts: readonly FactPart[]): QuerySqlToken {
       insert into event_retimed (id, "timestamp") select id, "timestamp" from placed where moved
       on conflict (id) do update set "timestamp" = excluded."timestamp"
     ),
+    ${unwritten}
     restored as (
       delete from event_retimed r using placed p where r.id = p.id and not p.moved
     )

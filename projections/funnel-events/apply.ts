@@ -1,7 +1,11 @@
 import { funnelEventOf } from "../../domain/funnels/derive.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { applyDerived } from "../derived-events/apply.ts";
+import { RetentionCutoffs } from "../retention/cutoffs.ts";
 import { insertFunnelEvents, reassignFunnelEvents, replaceFunnelEvents } from "./write.ts";
+
+/** Rows older than their project's funnel retention are not written (derived-events/plan.ts). */
+const cutoffs = new RetentionCutoffs("funnels");
 
 /**
  * The `funnel_events` read model, built from the INGEST stream by its own projector (it lags and
@@ -21,5 +25,6 @@ export const funnelEventsProjection: Projection = {
       insert: insertFunnelEvents,
       replace: replaceFunnelEvents,
       reassign: reassignFunnelEvents,
+      cutoffs,
     }),
 };

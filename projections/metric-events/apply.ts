@@ -2,7 +2,11 @@ import { metricEventOf } from "../../domain/metrics/derive.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { reassignUser } from "../_runtime/reassign.ts";
 import { applyDerived } from "../derived-events/apply.ts";
+import { RetentionCutoffs } from "../retention/cutoffs.ts";
 import { insertMetricEvents, replaceMetricEvents } from "./write.ts";
+
+/** Rows older than their project's metric retention are not written (derived-events/plan.ts). */
+const cutoffs = new RetentionCutoffs("metrics");
 
 /**
  * The `metric_events` read model, built from the INGEST stream by its own projector: it lags and
@@ -22,5 +26,6 @@ export const metricEventsProjection: Projection = {
       insert: insertMetricEvents,
       replace: replaceMetricEvents,
       reassign: (tx, claim) => reassignUser(tx, "metric_events", claim),
+      cutoffs,
     }),
 };

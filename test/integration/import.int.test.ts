@@ -36,10 +36,13 @@ async function withImportKey(target: Omit<Target, "importKey">): Promise<Target>
   return { ...target, importKey: key.body.api_key.secret };
 }
 
+/** Imports here reach back to 2019: a retention of 100 years keeps them (projectors skip events past retention). */
+const KEEP_ALL = { retention_days_events: 36_500, retention_days_metrics: 36_500, retention_days_funnels: 36_500 };
+
 beforeAll(async () => {
   ({ service, http, owner } = await startWithOwner());
-  apple = await withImportKey(await projectWithApp(http, owner.token, owner.teamId, { platform: "apple" }));
-  backend = await withImportKey(await projectWithApp(http, owner.token, owner.teamId, { platform: "backend", bundle_id: null }));
+  apple = await withImportKey(await projectWithApp(http, owner.token, owner.teamId, { platform: "apple" }, KEEP_ALL));
+  backend = await withImportKey(await projectWithApp(http, owner.token, owner.teamId, { platform: "backend", bundle_id: null }, KEEP_ALL));
 });
 afterAll(async () => stopTestService(service));
 

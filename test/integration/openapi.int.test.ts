@@ -4,7 +4,7 @@ import { documentedPath } from "../../apps/api/plugins/openapi.ts";
 import { client, type Client } from "../support/http.ts";
 import { startTestService, stopTestService, type TestService } from "../support/service.ts";
 
-type Operation = { responses?: Record<string, { content?: { "application/json"?: { schema?: unknown } } }>; security?: unknown[]; description?: string };
+type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; security?: unknown[]; description?: string };
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 let service: TestService;
@@ -45,8 +45,9 @@ describe("the OpenAPI document", () => {
       const responses = Object.entries(operation.responses ?? {});
       const successes = responses.filter(([status]) => status.startsWith("2"));
       if (successes.length === 0) problems.push(`${name}: no success response`);
+      // JSON answers, and the binary ones (an attachment download) under their own media type.
       for (const [status, response] of responses) {
-        if (!response.content?.["application/json"]?.schema) problems.push(`${name}: ${status} has no schema`);
+        if (!Object.values(response.content ?? {}).some((media) => media.schema)) problems.push(`${name}: ${status} has no schema`);
       }
       if (!responses.some(([status]) => status === "503")) problems.push(`${name}: no 503`);
       if (!operation.description?.includes("**Access.**")) problems.push(`${name}: no access rule`);
@@ -63,6 +64,7 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(create.responses!)).toEqual(expect.arrayContaining(["201", "409"]));
     expect(create.responses!["201"]!.content!["application/json"]).toHaveProperty("example");
     expect(document.paths["/v1/auth/send-code"]?.post?.security).toBeUndefined();
+    expect(document.paths["/v1/attachments/download"]!.get!.responses!["200"]!.content).toHaveProperty("application/octet-stream");
   });
 
   it("serves an interactive reference at /docs", async () => {

@@ -20,9 +20,9 @@ export const createApp = (http: Client, token: string, projectId: string, fields
     "create app",
   );
 
-/** A project with one app in it, returning both and the app's client key. */
-export async function projectWithApp(http: Client, token: string, teamId: string, appFields: Record<string, unknown> = {}) {
-  const project = await createProject(http, token, teamId);
+/** A project with one app in it, returning both and the app's client key; `projectFields` go into the project's creation. */
+export async function projectWithApp(http: Client, token: string, teamId: string, appFields: Record<string, unknown> = {}, projectFields: Record<string, unknown> = {}) {
+  const project = await createProject(http, token, teamId, projectFields);
   const app = await createApp(http, token, project.id, appFields);
   return { project, app, clientKey: app.client_secret as string };
 }

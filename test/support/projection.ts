@@ -3,6 +3,7 @@ import { sql, type DatabaseTransactionConnection } from "slonik";
 import { ensureDatabase, openPool } from "../../projections/_runtime/database.ts";
 import { migrate, migrateSchema } from "../../projections/_runtime/migrate.ts";
 import { generationSchema, type Fact, type Projection } from "../../projections/_runtime/projection.ts";
+import { directoryProjection } from "../../projections/directory/apply.ts";
 import { dropDatabase, isolatedDatabaseUrl } from "./service.ts";
 
 /** A fact to apply: a payload (sent as JSON on a default subject) or a message made with `onSubject`. */
@@ -27,6 +28,11 @@ export type ProjectedReadModel = {
 export type ReadModelDatabase = {
   /** A fresh generation schema of `projection`, migrated, with `facts` applied. */
   given(projection: Projection, ...facts: GivenFact[]): Promise<ProjectedReadModel>;
+  /**
+   * Applies DOMAIN facts to the directory the database's public views show, as one batch: what
+   * every read model reads of it, such as the INGEST read models the retention of projects.
+   */
+  directory(...facts: GivenFact[]): Promise<void>;
   drop(): Promise<void>;
 };
 
@@ -40,10 +46,13 @@ export type ReadModelDatabase = {
 export async function readModelDatabase(): Promise<ReadModelDatabase> {
   const databaseUrl = isolatedDatabaseUrl("readmodel");
   await ensureDatabase(databaseUrl);
-  // With no read models, migrate only creates the runtime tables (schema_migrations among them).
-  await migrate(databaseUrl, []);
+  // The runtime tables (schema_migrations among them) and the directory's first generation behind
+  // the public views, as in the service: the INGEST read models read project retention from it.
+  await migrate(databaseUrl, [directoryProjection]);
   const pool = await openPool(databaseUrl, 2);
-  const generations = new Map<string, number>();
+  // The directory's generation 1 is the one behind the views; `given` builds the next ones.
+  const generations = new Map<string, number>([[directoryProjection.name, 1]]);
+  let directorySeq = 0;
 
   const inSchema = <T>(schema: string, work: (tx: DatabaseTransactionConnection) => Promise<T>) =>
     pool.transaction(async (tx) => {
@@ -83,6 +92,10 @@ export async function readModelDatabase(): Promise<ReadModelDatabase> {
 
   return {
     given,
+    directory: async (...facts) => {
+      const batch = facts.map((fact): Fact => ({ seq: ++directorySeq, ...(isMessage(fact) ? fact : onSubject("given.domain", fact)) }));
+      await inSchema(generationSchema(directoryProjection.name, 1), (tx) => directoryProjection.apply(tx, batch));
+    },
     drop: async () => {
       await pool.end();
       await dropDatabase(databaseUrl);

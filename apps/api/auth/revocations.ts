@@ -62,6 +62,17 @@ export function revocationIn(events: readonly DomainEvent[]): Revocation | null 
       case "FunnelCreated":
       case "FunnelUpdated":
       case "FunnelDeleted":
+      case "JobTriggered":
+      case "JobStarted":
+      case "JobProgressed":
+      case "JobLeaseRenewed":
+      case "JobCompleted":
+      case "JobFailed":
+      case "JobCancelled":
+      case "AttachmentReserved":
+      case "AttachmentUploaded":
+      case "AttachmentDeleted":
+      case "AttachmentPurged":
         break;
       default: {
         const unhandled: never = event;

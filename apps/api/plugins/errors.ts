@@ -13,6 +13,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   gone: 410,
   too_large: 413,
   unsupported_encoding: 415,
+  unsupported_media_type: 415,
   rate_limited: 429,
   upstream_failed: 502,
   unavailable: 503,

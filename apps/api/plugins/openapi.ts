@@ -123,6 +123,8 @@ function documentRoute({ schema, url: registered, route }: { schema: RouteOption
   for (const part of ["params", "querystring", "headers"] as const) {
     if (isZod(schema[part])) out[part] = jsonSchemaOf(schema[part]);
   }
+  // A body other than JSON (an upload's bytes) names its media type.
+  if (schema.consumes) out.consumes = schema.consumes;
   if (isZod(schema.body)) {
     const body = jsonSchemaOf(schema.body);
     if (examples.body !== undefined) body.examples = [examples.body];

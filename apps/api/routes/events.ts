@@ -3,6 +3,7 @@ import { z } from "zod";
 import { LEVELS } from "../../../domain/ingest/rules.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { timeOfId } from "../../../domain/shared/ids.ts";
+import { attachmentsOfEvent } from "../../../projections/attachments/queries.ts";
 import { countEvents, eventById, listEvents, type EventFilter, type Viewer } from "../../../projections/events/queries.ts";
 import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
 import { environmentFilter, scopeFields, textFilter } from "../analytics/params.ts";
@@ -121,7 +122,9 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         const ms = timeOfId(id);
         const event = ms === null ? null : await eventById(deps.pool, viewerOf(request.caller), id, new Date(ms).toISOString());
         if (!event) throw notFound("event");
-        return { ...event, attachments: [] };
+        // Attachments name their event by (app, client_event_id), whichever of the two arrived first.
+        const attachments = event.client_event_id === null ? [] : await attachmentsOfEvent(deps.pool, event.app_id, event.client_event_id);
+        return { ...event, attachments: [...attachments] };
       },
     );
   };

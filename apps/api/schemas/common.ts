@@ -41,5 +41,7 @@ export const TAGS = {
   identity: "identity",
   metrics: "metrics",
   funnels: "funnels",
+  jobs: "jobs",
+  attachments: "attachments",
   operations: "operations",
 } as const;

@@ -38,7 +38,7 @@ export const eventAttachmentBody = z.object({
   original_filename: z.string(),
   content_type: z.string(),
   size_bytes: z.number().int(),
-  uploaded_at: timestamp,
+  uploaded_at: timestamp.nullable().describe("Null while the file is reserved but not yet uploaded"),
 });
 
 /** One event with its project and its non-deleted attachments (GET /v1/events/:id). */

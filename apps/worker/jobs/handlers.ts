@@ -1,0 +1,31 @@
+import type { Logger } from "pino";
+import type { JobType } from "../../../domain/jobs/catalogue.ts";
+import type { CommandDeps } from "../../commands/deps.ts";
+import type { AttachmentStore } from "../../storage/attachment-store.ts";
+import { runAttachmentCleanup } from "./attachment-cleanup.ts";
+import type { JobHandler } from "./job-context.ts";
+import { issueScan } from "./handlers/issue-scan.ts";
+import { appRatingsSync, notificationCleanup } from "./handlers/maintenance.ts";
+import { requiresIntegration } from "./handlers/provider-jobs.ts";
+import { runRetentionCleanup } from "./retention-cleanup.ts";
+
+export type JobHandlerDeps = CommandDeps & { logger: Logger; store: AttachmentStore };
+
+/** The handler of every job type (docs/jobs.md describes each). */
+export function jobHandlers(deps: JobHandlerDeps): Record<JobType, JobHandler> {
+  /** Progress of a cleanup step by step; each report is also the cooperative cancellation point. */
+  const cleanup =
+    (run: (onStep: (processed: number, total: number, message: string) => Promise<void>) => Promise<Record<string, unknown>>): JobHandler =>
+    ({ progress }) =>
+      run((processed, total, message) => progress(processed, total, message));
+  return {
+    issue_scan: issueScan(deps.pool),
+    subprov_sync: requiresIntegration("subprov_sync"),
+    subprov_user_backfill: requiresIntegration("subprov_user_backfill"),
+    adnet_sync: requiresIntegration("adnet_sync"),
+    attachment_cleanup: cleanup((onStep) => runAttachmentCleanup(deps, new Date(), onStep)),
+    retention_cleanup: cleanup((onStep) => runRetentionCleanup(deps, new Date(), onStep)),
+    notification_cleanup: notificationCleanup,
+    app_ratings_sync: appRatingsSync(deps.pool),
+  };
+}

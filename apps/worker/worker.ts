@@ -1,0 +1,44 @@
+import type { Logger } from "pino";
+import type { DatabasePool } from "slonik";
+import { ProgressWatcher } from "../../projections/_runtime/progress.ts";
+import type { Log } from "../../streams/connection.ts";
+import { OneAtATime } from "../commands/one-at-a-time.ts";
+import type { Config } from "../config.ts";
+import { createMailer } from "../mail.ts";
+import type { AttachmentStore } from "../storage/attachment-store.ts";
+import { startInvitationMailer } from "./invitation-mailer.ts";
+import { startJobNoticeMailer } from "./job-notice-mailer.ts";
+import { jobHandlers } from "./jobs/handlers.ts";
+import { JobRunner } from "./jobs/job-runner.ts";
+import { systemJobSchedules } from "./jobs/job-schedules.ts";
+import { Scheduler } from "./scheduler.ts";
+
+export type WorkerInfrastructure = { config: Config; logger: Logger; log: Log; pool: DatabasePool; store: AttachmentStore };
+
+/**
+ * The worker: job runs and their schedules, and the side effects of facts (invitation and
+ * job-notice mail). Several workers may run against one namespace (apps/worker/jobs says how they
+ * share the work). Returns its stop, which lets running jobs reach their next step first.
+ */
+export async function startWorker({ config, logger, log, pool, store }: WorkerInfrastructure): Promise<{ stop: () => Promise<void> }> {
+  const progress = new ProgressWatcher(config.databaseUrl, logger);
+  await progress.start();
+  const mailer = createMailer(config);
+  const runner = new JobRunner({ log, pool, logger, config }, jobHandlers({ config, log, pool, progress, oneAtATime: new OneAtATime(), logger, store }));
+  runner.start();
+  const scheduler = new Scheduler(systemJobSchedules(log, config.jobSchedules), logger);
+  scheduler.start();
+  const consumers = [
+    startInvitationMailer({ log, mailer, logger, publicBaseUrl: config.publicBaseUrl }),
+    startJobNoticeMailer({ log, pool, mailer, logger, publicBaseUrl: config.publicBaseUrl }),
+  ];
+  return {
+    stop: async () => {
+      await scheduler.stop();
+      await runner.stop();
+      for (const consumer of consumers) await consumer.stop();
+      await progress.stop();
+      mailer.close();
+    },
+  };
+}
