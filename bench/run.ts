@@ -87,7 +87,7 @@ async function main() {
 
     // First, while the service is at rest: its resident set then shows what a transfer costs.
     const transfers = [];
-    for (const megabytes of [5, 50]) {
+    for (const megabytes of (process.env.BENCH_ATTACHMENT_MB ?? "5,50,200").split(",").map(Number)) {
       const transfer = await measureAttachmentTransfer({ baseUrl: service.baseUrl, ...keys[0]!, token: fleet.token, megabytes, rssMb: service.rssMb });
       transfers.push(transfer);
       log(
