@@ -19,7 +19,7 @@ export type JobCommandOutcome = { seq: number | null; facts: JobFact[] };
 const ATTEMPTS = 10;
 
 /** `<ns>.d.job.<scope>_<type>`: every run of one type for one project shares a subject. */
-export const jobSubject = (log: Log, slot: JobSlotName & { jobType: string }): string =>
+const jobSubject = (log: Log, slot: JobSlotName): string =>
   log.names.aggregateSubject("job", `${jobScope(slot.projectId)}_${slot.jobType}`);
 
 /**

@@ -164,10 +164,10 @@ export const countUserEvents = async (db: CommonQueryMethods, appIds: readonly s
  * A page of a project's error-level events since `since`, oldest first after `after` (keyset over
  * timestamp and id): what the issue scan walks. Reads `events_by_app_time` of the project's apps.
  */
-export const errorEventsPage = (db: CommonQueryMethods, input: { projectId: string; since: Date; after: EventCursor | null; limit: number }) =>
+export const errorEventsPage = (db: CommonQueryMethods, input: { projectId: string; since: Date; after: { timestamp: string; id: string } | null; limit: number }) =>
   db.any(sql.type(z.object({ id: z.string(), app_id: z.string(), session_id: z.string(), timestamp: z.string() }))`
     select e.id, e.app_id, e.session_id, e."timestamp" from events e
      where e.app_id = any(select a.id from apps a where a.project_id = ${input.projectId} and a.deleted_at is null)
        and e."timestamp" >= ${input.since.toISOString()} and e.level = 'error'
-       ${input.after ? sql.fragment`and (e."timestamp", e.id) > (${input.after.timestamp}::timestamptz, ${input.after.id ?? "00000000-0000-0000-0000-000000000000"}::uuid)` : sql.fragment``}
+       ${input.after ? sql.fragment`and (e."timestamp", e.id) > (${input.after.timestamp}::timestamptz, ${input.after.id}::uuid)` : sql.fragment``}
      order by e."timestamp", e.id limit ${input.limit}`);
