@@ -64,6 +64,13 @@ const environmentSchema = z
       (value) => value === undefined || /^\/[\x21-\x7e]*\/$/.test(value),
       "must be a path that starts and ends with '/', like /protected-attachments/",
     ),
+    APNS_URL: z.string().url().refine((value) => value.startsWith("https://"), "must be an https:// URL").default("https://api.push.apple.com"),
+    APNS_SANDBOX_URL: z.string().url().refine((value) => value.startsWith("https://"), "must be an https:// URL").default("https://api.sandbox.push.apple.com"),
+    APNS_KEY_ID: optionalString,
+    APNS_TEAM_ID: optionalString,
+    APNS_PRIVATE_KEY: optionalString,
+    APNS_TOPIC: optionalString,
+    APNS_CA_FILE: optionalString,
     S3_FORCE_PATH_STYLE: optionalString.refine(
       (value) => value === undefined || value === "true" || value === "false",
       "must be 'true' or 'false'",
@@ -78,6 +85,11 @@ const environmentSchema = z
     }
     if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
       ctx.addIssue({ code: "custom", path: ["S3_ACCESS_KEY_ID"], message: "and S3_SECRET_ACCESS_KEY must be set together" });
+    }
+    // Part of the APNs settings would silently leave push off: refuse instead.
+    const apns = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_PRIVATE_KEY", "APNS_TOPIC"] as const;
+    if (apns.some((name) => env[name] !== undefined)) {
+      for (const name of apns) if (env[name] === undefined) ctx.addIssue({ code: "custom", path: [name], message: "is required with the other APNS_* settings" });
     }
     // S3 settings without a bucket would silently fall back to the filesystem: refuse instead.
     if (env.S3_BUCKET === undefined) {
@@ -124,6 +136,22 @@ export type Config = {
    * for a proxy (nginx) to serve the file from an internal location (docs/operations.md).
    */
   attachmentsInternalRedirect: string | undefined;
+  /** iOS push through APNs with a provider token; null (push disabled) without APNS_KEY_ID and the rest. */
+  apns: ApnsConfig | null;
+};
+
+export type ApnsConfig = {
+  /** Gateways (`https://host[:port]`) for production and sandbox devices. */
+  productionUrl: string;
+  sandboxUrl: string;
+  keyId: string;
+  teamId: string;
+  /** The .p8 signing key: its PEM text, or the path of its file. */
+  privateKey: string;
+  /** The app's bundle id, sent as `apns-topic`. */
+  topic: string;
+  /** A PEM file of extra trusted certificates for the gateway (a private gateway or a test's). */
+  caFile: string | undefined;
 };
 
 /** Where attachment bytes live: S3 when a bucket is named, else the directory (relative to the working directory). */
@@ -210,6 +238,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs: e.JOB_LEASE_MS,
     jobSchedules: e.JOB_SCHEDULES,
     attachmentsInternalRedirect: e.ATTACHMENTS_INTERNAL_REDIRECT,
+    apns:
+      e.APNS_KEY_ID === undefined || e.APNS_TEAM_ID === undefined || e.APNS_PRIVATE_KEY === undefined || e.APNS_TOPIC === undefined
+        ? null
+        : {
+            productionUrl: e.APNS_URL.replace(/\/+$/, ""),
+            sandboxUrl: e.APNS_SANDBOX_URL.replace(/\/+$/, ""),
+            keyId: e.APNS_KEY_ID,
+            teamId: e.APNS_TEAM_ID,
+            privateKey: e.APNS_PRIVATE_KEY,
+            topic: e.APNS_TOPIC,
+            caFile: e.APNS_CA_FILE,
+          },
     attachments: {
       dir: e.ATTACHMENTS_DIR,
       s3:

@@ -15,6 +15,7 @@ import { measureAttachmentTransfer } from "./attachments.ts";
 import { call, createFleet } from "./fleet.ts";
 import { closeConnections } from "./http-client.ts";
 import { runIngestLoad } from "./ingest-load.ts";
+import { measureIssueLatency } from "./issues.ts";
 import { measureLag } from "./lag.ts";
 import { measureQuery } from "./queries.ts";
 import { seedHistory } from "./seed.ts";
@@ -32,6 +33,8 @@ const settings = {
   apps: Number(process.env.BENCH_APPS ?? 64),
   ingestSeconds: Number(process.env.BENCH_SECONDS ?? 20),
   lagRate: Number(process.env.BENCH_LAG_RATE ?? 5_000),
+  /** New errors a second in the error-to-issue phase, each in a batch of ordinary events. */
+  issueRate: Number(process.env.BENCH_ISSUE_RATE ?? 100),
   tableEvents: Number(process.env.BENCH_TABLE_EVENTS ?? 5_000_000),
   analytics: process.env.BENCH_ANALYTICS !== "0",
   /** BENCH_ONLY=attachments runs the attachment transfers alone (a minute instead of ten). */
@@ -112,6 +115,10 @@ async function main() {
     const lag = await measureLag(service.baseUrl, databaseUrl, fleet.apps, settings.lagRate, 15);
     results.lag = lag;
     log(`lag at ${lag.events_per_second} events/s: p50 ${lag.lag.p50_ms} ms, p99 ${lag.lag.p99_ms} ms (${lag.failed} failed)`);
+
+    const issues = await measureIssueLatency(service.baseUrl, databaseUrl, fleet.apps, settings.issueRate, 15);
+    results.error_to_issue = issues;
+    log(`error to issue at ${issues.errors_per_second} new errors/s: p50 ${issues.latency.p50_ms} ms, p99 ${issues.latency.p99_ms} ms (${issues.failed} failed)`);
 
     const backlog = Math.max(0, settings.tableEvents - (await eventsProjected(db)));
     const drainStarted = performance.now();

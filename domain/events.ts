@@ -3,9 +3,12 @@ import { envelopeSchema } from "./shared/envelope.ts";
 import { appEvents } from "./apps/events.ts";
 import { attachmentEvents } from "./attachments/events.ts";
 import { definitionEvents } from "./definitions/events.ts";
+import { feedbackEvents } from "./feedback/events.ts";
 import { invitationEvents } from "./invitations/events.ts";
+import { issueEvents } from "./issues/events.ts";
 import { jobEvents } from "./jobs/events.ts";
 import { keyEvents } from "./keys/events.ts";
+import { notificationEvents } from "./notifications/events.ts";
 import { projectEvents } from "./projects/events.ts";
 import { teamEvents } from "./teams/events.ts";
 import { userEvents } from "./users/events.ts";
@@ -21,6 +24,9 @@ export const domainEvent = z.discriminatedUnion("type", [
   ...definitionEvents,
   ...jobEvents,
   ...attachmentEvents,
+  ...notificationEvents,
+  ...feedbackEvents,
+  ...issueEvents,
 ]);
 export type DomainEvent = z.infer<typeof domainEvent>;
 

@@ -4,12 +4,15 @@ import { attachmentsProjection } from "./attachments/apply.ts";
 import { auditProjection } from "./audit/apply.ts";
 import { directoryProjection } from "./directory/apply.ts";
 import { eventsProjection } from "./events/apply.ts";
+import { feedbackProjection } from "./feedback/apply.ts";
 import { funnelEventsProjection } from "./funnel-events/apply.ts";
+import { issuesProjection } from "./issues/apply.ts";
 import { jobsProjection } from "./jobs/apply.ts";
 import { metricEventsProjection } from "./metric-events/apply.ts";
+import { notificationsProjection } from "./notifications/apply.ts";
 
 /** Every read model the service builds, in the order they are migrated. */
-export const PROJECTIONS: Projection[] = [directoryProjection, auditProjection, jobsProjection, eventsProjection, appUsersProjection, metricEventsProjection, funnelEventsProjection, attachmentsProjection];
+export const PROJECTIONS: Projection[] = [directoryProjection, auditProjection, jobsProjection, eventsProjection, appUsersProjection, metricEventsProjection, funnelEventsProjection, attachmentsProjection, feedbackProjection, notificationsProjection, issuesProjection];
 
 export function projectionNamed(name: string): Projection {
   const found = PROJECTIONS.find((projection) => projection.name === name);

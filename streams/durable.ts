@@ -15,6 +15,8 @@ export type DurableOptions = {
   /** Performs the side effect; a throw redelivers the message later (at-least-once). */
   handle: (message: StoredMessage) => Promise<void>;
   logger: Logger;
+  /** The wait before a failed message's `attempt`-th redelivery (1 after the first failure); 5 s when absent. */
+  retryDelayMs?: (attempt: number) => number;
 };
 
 /**
@@ -56,7 +58,7 @@ export function runDurable(log: Log, options: DurableOptions): { stop: () => Pro
             message.ack();
           } catch (error) {
             logger.warn({ err: error, seq: message.seq }, "side effect failed; will retry");
-            message.nak(5_000);
+            message.nak(options.retryDelayMs?.(message.info.deliveryCount) ?? 5_000);
           }
         }
       } catch (error) {

@@ -13,7 +13,7 @@ import type { CommandDeps } from "./deps.ts";
 export function runAttachmentCommand(deps: CommandDeps, command: AttachmentCommand, actor: Actor) {
   const names = command.type === "ReserveAttachment" ? { userId: command.userId, attachmentId: command.attachmentId } : { attachmentId: command.attachmentId };
   return handleCommand(deps, {
-    aggregate: { type: "attachments", projectId: command.projectId },
+    aggregate: { type: "attachments", id: command.projectId },
     decider: attachmentsDecider,
     load: () => attachmentsState(deps.pool, command.projectId, names),
     command,

@@ -1,16 +1,16 @@
 import type { DomainEvent } from "../../domain/events.ts";
 import type { IdentityFact } from "../../domain/identity/events.ts";
 import { unavailable } from "../../domain/shared/errors.ts";
-import { domainProjections } from "../../projections/registry.ts";
 import { append } from "../../streams/append.ts";
 import { ConcurrencyError } from "../../streams/errors.ts";
 import {
-  attachmentsRun,
   domainRun,
   identityRun,
-  type AttachmentsCommand,
+  isModelCommand,
+  modelRun,
   type DomainCommand,
   type IdentitySubjectCommand,
+  type ModelCommand,
   type Run,
   type Target,
 } from "./command-targets.ts";
@@ -36,17 +36,17 @@ const DECIDE_AGAIN = Symbol("decide again");
  */
 export function handleCommand<State, Command>(deps: CommandDeps, command: DomainCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
 export function handleCommand<State, Command>(deps: CommandDeps, command: IdentitySubjectCommand<State, Command>): Promise<Handled<IdentityFact, State, Command>>;
-export function handleCommand<State, Command>(deps: CommandDeps, command: AttachmentsCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
+export function handleCommand<State, Command>(deps: CommandDeps, command: ModelCommand<State, Command>): Promise<Handled<DomainEvent, State, Command>>;
 export function handleCommand<State, Command>(deps: CommandDeps, command: AnyCommand<State, Command>) {
   if (isIdentity(command)) return run(deps, identityRun(deps, command));
-  if (isAttachments(command)) return run(deps, attachmentsRun(deps, command));
+  if (isModel(command)) return run(deps, modelRun(deps, command));
   return run(deps, domainRun(deps, command));
 }
 
-type AnyCommand<State, Command> = DomainCommand<State, Command> | IdentitySubjectCommand<State, Command> | AttachmentsCommand<State, Command>;
+type AnyCommand<State, Command> = DomainCommand<State, Command> | IdentitySubjectCommand<State, Command> | ModelCommand<State, Command>;
 
 const isIdentity = <State, Command>(command: AnyCommand<State, Command>): command is IdentitySubjectCommand<State, Command> => command.aggregate.type === "identity";
-const isAttachments = <State, Command>(command: AnyCommand<State, Command>): command is AttachmentsCommand<State, Command> => command.aggregate.type === "attachments";
+const isModel = <State, Command>(command: AnyCommand<State, Command>): command is ModelCommand<State, Command> => isModelCommand(command);
 
 async function run<State, Command, Fact>(deps: CommandDeps, command: Run<State, Command, Fact>): Promise<Handled<Fact, State, Command>> {
   const { target } = command;
@@ -107,8 +107,8 @@ async function appendExpecting<Fact>(deps: CommandDeps, target: Target<Fact>, su
   }
 }
 
-/** Waits until `readModels` (every DOMAIN read model unless named) include `seq`. @throws DomainError unavailable after the bounded wait */
-export async function waitUntilVisible(deps: CommandDeps, seq: number, readModels = domainProjections()): Promise<void> {
+/** Waits until every one of `readModels` includes `seq`. @throws DomainError unavailable after the bounded wait */
+export async function waitUntilVisible(deps: CommandDeps, seq: number, readModels: string[]): Promise<void> {
   const visible = await deps.progress.waitFor(readModels, seq, deps.config.readYourWritesTimeoutMs);
   if (!visible) throw unavailable("the change was saved but the read models are behind; retry the read shortly");
 }

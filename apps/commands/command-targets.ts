@@ -6,7 +6,10 @@ import { newId } from "../../domain/shared/ids.ts";
 import { identityVersion, wasSuperseded } from "../../projections/app-users/records.ts";
 import { attachmentsVersion } from "../../projections/attachments/decision-state.ts";
 import { aggregateVersion } from "../../projections/directory/queries.ts";
-import { domainProjections, ingestProjections } from "../../projections/registry.ts";
+import { feedbackVersion } from "../../projections/feedback/decision-state.ts";
+import { issuesVersion } from "../../projections/issues/decision-state.ts";
+import { notificationsVersion } from "../../projections/notifications/decision-state.ts";
+import { ingestProjections } from "../../projections/registry.ts";
 import type { CommandDeps } from "./deps.ts";
 
 /**
@@ -49,18 +52,47 @@ export type IdentitySubjectCommand<State, Command> = {
 };
 
 /**
- * One command against a project's attachments subject on the DOMAIN stream (`<ns>.d.attachments.<project>`):
- * every reservation of the project is decided on that subject's version, so concurrent
- * reservations never overshoot a quota (domain/attachments/decider.ts).
+ * The DOMAIN aggregates whose version lives in the read model holding the state their decisions
+ * read, written in the same transaction as its rows: the usage a reservation is checked against,
+ * a feedback record, an inbox, a device token, a project's issues. A command reads the version,
+ * then the state, so it never decides on state older than the version it expects.
  */
-export type AttachmentsCommand<State, Command> = {
-  aggregate: { type: "attachments"; projectId: string };
+const MODEL_AGGREGATES = {
+  /** A project's attachments (`<ns>.d.attachments.<project>`): every reservation of the project is decided on one version, so quotas hold. */
+  attachments: { model: "attachments", version: attachmentsVersion, attempts: 12, audited: (fact: DomainEvent) => fact.type === "AttachmentDeleted" },
+  /** One feedback record (`<ns>.d.feedback.<feedback_id>`): its status, comments and deletion. */
+  feedback: { model: "feedback", version: feedbackVersion, attempts: 6, audited: (fact: DomainEvent) => fact.type !== "FeedbackSubmitted" },
+  /** A user's inbox (`<ns>.d.inbox.<user_id>`). */
+  inbox: { model: "notifications", version: notificationsVersion, attempts: 6, audited: () => false },
+  /** A push token (`<ns>.d.device.<token hash>`): every registration of one token is decided on one version. */
+  device: { model: "notifications", version: notificationsVersion, attempts: 6, audited: () => false },
+  /** A project's issues (`<ns>.d.issues.<project>`): grouping and workflow. Detection is not audited; the workflow is. */
+  issues: {
+    model: "issues",
+    version: issuesVersion,
+    attempts: 12,
+    audited: (fact: DomainEvent) => fact.type === "IssueStatusChanged" || fact.type === "IssuesMerged" || fact.type.startsWith("IssueComment"),
+  },
+} as const;
+
+export type ModelAggregate = keyof typeof MODEL_AGGREGATES;
+
+/** One command against an aggregate of MODEL_AGGREGATES. */
+export type ModelCommand<State, Command> = {
+  aggregate: { type: ModelAggregate; id: string };
   decider: Decider<State, Command, DomainEvent>;
-  /** Reads the project's usage and what the command names from the attachments read model. Runs again after a lost race. */
+  /** Reads what the command names from the aggregate's read model. Runs again after a lost race. */
   load: () => Promise<State>;
   command: Command;
   actor: Actor;
+  /**
+   * The envelope and message id, when the caller derives it from what caused the command (the
+   * issue detector: from the ingest message), so a redelivered cause is dropped by the stream's dedup.
+   */
+  messageId?: string;
 };
+
+export const isModelCommand = (command: { aggregate: { type: string } }): boolean => Object.hasOwn(MODEL_AGGREGATES, command.aggregate.type);
 
 /**
  * Everything the command handler's one loop (command-handler.ts) does differently per kind of
@@ -99,8 +131,8 @@ export type Run<State, Command, Fact> = {
 };
 
 /** A DOMAIN message: the facts of one decision in an envelope with the actor; the envelope id is the message id. */
-function envelopeMessage(actor: Actor, facts: DomainEvent[]): { payload: string; msgId: string } {
-  const envelope: Envelope<DomainEvent> = { id: newId(), at: new Date().toISOString(), actor, events: facts };
+function envelopeMessage(actor: Actor, facts: DomainEvent[], id = newId()): { payload: string; msgId: string } {
+  const envelope: Envelope<DomainEvent> = { id, at: new Date().toISOString(), actor, events: facts };
   return { payload: JSON.stringify(envelope), msgId: envelope.id };
 }
 
@@ -117,7 +149,8 @@ export function domainRun<State, Command>(deps: CommandDeps, command: DomainComm
       versionModel: "directory",
       serialize: (_, attempt) => attempt(),
       message: (facts) => envelopeMessage(command.actor, facts),
-      readModels: () => domainProjections(),
+      // Team and user facts change the directory and the audit log; every other DOMAIN read model skips their subjects.
+      readModels: () => ["directory", "audit"],
       dropsMessages: false,
       superseded: async () => false,
       // The directory has applied the facts: a key they revoke stops working before the answer.
@@ -171,27 +204,27 @@ export function identityRun<State, Command>(deps: CommandDeps, command: Identity
 }
 
 /**
- * A project's attachments subject: DOMAIN envelopes like the team's, but versioned by the
- * attachments read model (`attachment_versions`, written with the rows whose usage a reservation
- * reads), and only the read models the facts touch are waited for. Writes of one project queue
- * within this instance, so a burst of reservations (an SDK flushing its queue) costs a round each
- * instead of N conflicting rounds; optimistic concurrency settles races between instances, and
- * each lost race costs a projector round trip, hence the attempts.
+ * An aggregate of MODEL_AGGREGATES: DOMAIN envelopes versioned by its read model. Writes of one
+ * subject queue within this instance, so a burst (an SDK flushing reservations, the detector's
+ * batches of one project) costs a round each instead of N conflicting rounds; optimistic
+ * concurrency settles races between instances, each lost race costing a projector round trip.
+ * Only the read models the facts touch are waited for: the aggregate's own, and the audit log
+ * after an audited change (its caller may read the log next).
  */
-export function attachmentsRun<State, Command>(deps: CommandDeps, command: AttachmentsCommand<State, Command>): Run<State, Command, DomainEvent> {
-  const { projectId } = command.aggregate;
+export function modelRun<State, Command>(deps: CommandDeps, command: ModelCommand<State, Command>): Run<State, Command, DomainEvent> {
+  const { type, id } = command.aggregate;
+  const kind = MODEL_AGGREGATES[type];
   return {
     target: {
-      attempts: 12,
-      exhausted: "too many attachment changes in this project at once; retry",
-      locate: async () => projectId,
-      subject: (id) => deps.log.names.aggregateSubject("attachments", id),
-      version: (subject) => attachmentsVersion(deps.pool, subject),
-      versionModel: "attachments",
+      attempts: kind.attempts,
+      exhausted: `too many changes to this ${type === "device" || type === "inbox" ? type : `${type} subject`} at once; retry`,
+      locate: async () => id,
+      subject: (aggregateId) => deps.log.names.aggregateSubject(type, aggregateId),
+      version: (subject) => kind.version(deps.pool, subject),
+      versionModel: kind.model,
       serialize: (subject, attempt) => deps.oneAtATime.run(subject, attempt),
-      message: (facts) => envelopeMessage(command.actor, facts),
-      // A deletion is audited: its caller may read the team's audit log next.
-      readModels: (facts) => (facts.some((fact) => fact.type === "AttachmentDeleted") ? ["attachments", "audit"] : ["attachments"]),
+      message: (facts) => envelopeMessage(command.actor, facts, command.messageId),
+      readModels: (facts) => (facts.some(kind.audited) ? [kind.model, "audit"] : [kind.model]),
       dropsMessages: false,
       superseded: async () => false,
       settled: () => undefined,

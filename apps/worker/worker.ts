@@ -7,30 +7,40 @@ import type { Config } from "../config.ts";
 import { createMailer } from "../mail.ts";
 import type { AttachmentStore } from "../storage/attachment-store.ts";
 import { startInvitationMailer } from "./invitation-mailer.ts";
-import { startJobNoticeMailer } from "./job-notice-mailer.ts";
+import { startIssueDetector } from "./issue-detector.ts";
 import { jobHandlers } from "./jobs/handlers.ts";
+import { issueScanSchedule } from "./jobs/issue-scan-schedule.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
 import { systemJobSchedules } from "./jobs/job-schedules.ts";
+import { apnsGateway } from "./notifications/apns.ts";
+import { startNotificationDelivery } from "./notifications/delivery.ts";
+import { startNotificationSources } from "./notifications/dispatcher.ts";
+import { NOTIFICATION_SOURCES } from "./notifications/sources/index.ts";
 import { Scheduler } from "./scheduler.ts";
 
 export type WorkerInfrastructure = { config: Config; logger: Logger; log: Log; pool: DatabasePool; store: AttachmentStore };
 
 /**
- * The worker: job runs and their schedules, and the side effects of facts (invitation and
- * job-notice mail). Several workers may run against one namespace (apps/worker/jobs says how they
+ * The worker: job runs and their schedules, and the side effects of facts (invitation mail, the
+ * notification dispatcher: inbox, email and push). Several workers may run against one namespace (apps/worker/jobs says how they
  * share the work). Returns its stop, which lets running jobs reach their next step first.
  */
 export async function startWorker({ config, logger, log, pool, store }: WorkerInfrastructure): Promise<{ stop: () => Promise<void> }> {
   const progress = new ProgressWatcher(config.databaseUrl, logger);
   await progress.start();
   const mailer = createMailer(config);
-  const runner = new JobRunner({ log, pool, logger, config }, jobHandlers({ config, log, pool, progress, oneAtATime: new OneAtATime(), logger, store }));
+  const oneAtATime = new OneAtATime();
+  const runner = new JobRunner({ log, pool, logger, config }, jobHandlers({ config, log, pool, progress, oneAtATime, logger, store }));
   runner.start();
-  const scheduler = new Scheduler(systemJobSchedules(log, config.jobSchedules), logger);
+  const scheduler = new Scheduler([...systemJobSchedules(log, config.jobSchedules), issueScanSchedule(log, pool)], logger);
   scheduler.start();
+  // Without APNs settings push is off (docs/notifications.md).
+  const push = config.apns ? apnsGateway(config.apns) : null;
   const consumers = [
     startInvitationMailer({ log, mailer, logger, publicBaseUrl: config.publicBaseUrl }),
-    startJobNoticeMailer({ log, pool, mailer, logger, publicBaseUrl: config.publicBaseUrl }),
+    ...startNotificationSources({ config, log, pool, progress, oneAtATime, logger, publicBaseUrl: config.publicBaseUrl }, NOTIFICATION_SOURCES),
+    startNotificationDelivery({ config, log, pool, progress, oneAtATime, logger, mailer, push }),
+    startIssueDetector({ config, log, pool, progress, oneAtATime, logger }),
   ];
   return {
     stop: async () => {
@@ -39,6 +49,7 @@ export async function startWorker({ config, logger, log, pool, store }: WorkerIn
       for (const consumer of consumers) await consumer.stop();
       await progress.stop();
       mailer.close();
+      push?.close();
     },
   };
 }

@@ -1,9 +1,8 @@
-import { forbidden, invalid } from "../shared/errors.ts";
+import { invalid } from "../shared/errors.ts";
+import { checkBundle, type TargetApp } from "./bundle.ts";
 import type { IngestedEvent } from "./events.ts";
 import { normalizeEvent, type NormalizeContext } from "./normalize.ts";
 import type { Platform } from "./rules.ts";
-
-export type TargetApp = { platform: Platform; bundle_id: string | null };
 
 /**
  * Checks the request as a whole; a failure here rejects the batch (4xx) instead of single events.
@@ -13,13 +12,7 @@ export type TargetApp = { platform: Platform; bundle_id: string | null };
 export function readIngestRequest(body: unknown, app: TargetApp, maxEvents: number): unknown[] {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalid("body must be a JSON object");
   const { bundle_id: bundleId, events } = body as Record<string, unknown>;
-  if (app.platform !== "backend") {
-    if (bundleId === undefined || bundleId === null || bundleId === "") throw invalid(`bundle_id is required for ${app.platform} apps`);
-    if (typeof bundleId !== "string") throw invalid("bundle_id must be a string");
-    // The client key is public (it ships inside the app), so the bundle check is what keeps one
-    // app's key from being used to post into another: a permission failure, not a bad field.
-    if (bundleId !== app.bundle_id) throw forbidden("bundle_id does not match the app of this key");
-  }
+  checkBundle(app, bundleId);
   return eventsOf(events, maxEvents);
 }
 

@@ -25,6 +25,9 @@ export const AGENT_PERMISSIONS = [
   "jobs:write",
   "issues:read",
   "issues:write",
+  // Added after the SPEC's catalogue: new agent keys get them by default, existing keys keep theirs.
+  "feedback:read",
+  "feedback:write",
 ] as const;
 
 /** What each key type may hold; `users:read` (ads) is outside the catalogue but accepted for agent keys. */

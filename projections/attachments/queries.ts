@@ -10,7 +10,8 @@ import { z } from "zod";
  *   is the one, as an import would keep it.
  * - `user_id`: the claimer of the anonymous id the attachment was reserved under (app_users'
  *   `app_user_claims`), else the id it was reserved under.
- * `issue_id` stays null until issues link their events' attachments.
+ * - `issue_id`: the issue whose occurrence is the attachment's event (the issues read model's
+ *   occurrences, matched by app and `client_event_id`); null when the event is no occurrence.
  */
 export const attachmentRow = z.object({
   id: z.string(),
@@ -31,7 +32,7 @@ export const attachmentRow = z.object({
 export type AttachmentRow = z.infer<typeof attachmentRow>;
 
 const COLUMNS = sql.fragment`
-  a.id, a.project_id, a.app_id, a.event_client_id, ev.id as event_id, null::uuid as issue_id,
+  a.id, a.project_id, a.app_id, a.event_client_id, ev.id as event_id, iss.issue_id,
   coalesce(c.user_id, a.user_id) as user_id, a.original_filename, a.content_type, a.size_bytes, a.sha256,
   a.is_dev, a.uploaded_at, a.created_at`;
 
@@ -43,7 +44,12 @@ const RESOLVED = sql.fragment`
     select e.id from events e
      where e.app_id = a.app_id and e.client_event_id = a.event_client_id
      order by e.received_at desc, e.id desc limit 1
-  ) ev on true`;
+  ) ev on true
+  left join lateral (
+    select o.issue_id from issue_occurrences o join issues i on i.id = o.issue_id and i.app_id = a.app_id
+     where o.event_client_id = a.event_client_id
+     order by o.timestamp, o.id limit 1
+  ) iss on true`;
 
 const detailRow = attachmentRow.extend({ team_id: z.string(), storage_key: z.string().nullable() });
 export type AttachmentDetail = z.infer<typeof detailRow>;
@@ -97,8 +103,7 @@ export function listAttachments(db: CommonQueryMethods, filter: AttachmentFilter
   if (filter.projectId !== undefined) conditions.push(sql.fragment`a.project_id = ${filter.projectId}`);
   if (filter.event !== undefined) conditions.push(sql.fragment`a.event_client_id = ${filter.event.clientEventId} and a.app_id = ${filter.event.appId}`);
   if (filter.eventClientId !== undefined) conditions.push(sql.fragment`a.event_client_id = ${filter.eventClientId}`);
-  // No attachment is linked to an issue yet: issues will fill `issue_id` in.
-  if (filter.issueId !== undefined) conditions.push(sql.fragment`false`);
+  if (filter.issueId !== undefined) conditions.push(sql.fragment`iss.issue_id = ${filter.issueId}`);
   if (page.cursor) conditions.push(cursorCondition(page.cursor));
   return db.any(sql.type(attachmentRow)`
     select ${COLUMNS} from attachments a ${RESOLVED}

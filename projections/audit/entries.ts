@@ -145,6 +145,55 @@ export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft
     case "AttachmentUploaded":
     case "AttachmentPurged":
       return [];
+    // A user's own inbox and devices are not team resources.
+    case "NotificationCreated":
+    case "NotificationReadChanged":
+    case "NotificationsMarkedRead":
+    case "NotificationDeleted":
+    case "NotificationPurged":
+    case "NotificationDelivered":
+    case "NotificationDeliveryFailed":
+    case "DeviceRegistered":
+    case "DeviceRemoved":
+      return [];
+    // Triage by members and agent keys is a team action; an SDK's submission is not.
+    case "FeedbackSubmitted":
+      return [];
+    case "FeedbackStatusChanged":
+      return [entry(event.team_id, "update", "feedback", event.feedback_id, { changes: { status: change(event.previous_status, event.status) } })];
+    case "FeedbackCommentAdded":
+      return [entry(event.team_id, "create", "feedback", event.feedback_id, { metadata: { comment_id: event.comment_id, project_id: event.project_id } })];
+    case "FeedbackCommentEdited":
+      return [entry(event.team_id, "update", "feedback", event.feedback_id, { metadata: { comment_id: event.comment_id } })];
+    case "FeedbackCommentDeleted":
+      return [entry(event.team_id, "delete", "feedback", event.feedback_id, { metadata: { comment_id: event.comment_id } })];
+    case "FeedbackDeleted":
+      return [entry(event.team_id, "delete", "feedback", event.feedback_id, { metadata: { project_id: event.project_id } })];
+    // Detection is the system reacting to ingest, not a team action; a person's triage is.
+    case "IssueOpened":
+    case "IssueOccurrenceRecorded":
+    case "IssueFingerprintAliased":
+    case "IssueRegressed":
+    case "IssueReopened":
+      return [];
+    case "IssueStatusChanged":
+      return [
+        entry(event.team_id, "update", "issue", event.issue_id, {
+          changes: { status: change(event.from, event.to) },
+          metadata: { project_id: event.project_id, resolved_at_version: event.resolved_at_version },
+        }),
+      ];
+    case "IssuesMerged":
+      return [
+        entry(event.team_id, "update", "issue", event.target_issue_id, { metadata: { merged_issue_id: event.source_issue_id, project_id: event.project_id } }),
+        entry(event.team_id, "delete", "issue", event.source_issue_id, { metadata: { merged_into: event.target_issue_id, project_id: event.project_id } }),
+      ];
+    case "IssueCommentAdded":
+      return [entry(event.team_id, "create", "issue", event.issue_id, { metadata: { comment_id: event.comment_id, project_id: event.project_id } })];
+    case "IssueCommentEdited":
+      return [entry(event.team_id, "update", "issue", event.issue_id, { metadata: { comment_id: event.comment_id } })];
+    case "IssueCommentDeleted":
+      return [entry(event.team_id, "delete", "issue", event.issue_id, { metadata: { comment_id: event.comment_id } })];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

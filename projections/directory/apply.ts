@@ -125,6 +125,37 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
     case "AttachmentDeleted":
     case "AttachmentPurged":
       return;
+    // Notifications and devices have their own read model (projections/notifications).
+    case "NotificationCreated":
+    case "NotificationReadChanged":
+    case "NotificationsMarkedRead":
+    case "NotificationDeleted":
+    case "NotificationPurged":
+    case "NotificationDelivered":
+    case "NotificationDeliveryFailed":
+    case "DeviceRegistered":
+    case "DeviceRemoved":
+      return;
+    // Feedback has its own read model (projections/feedback).
+    case "FeedbackSubmitted":
+    case "FeedbackStatusChanged":
+    case "FeedbackCommentAdded":
+    case "FeedbackCommentEdited":
+    case "FeedbackCommentDeleted":
+    case "FeedbackDeleted":
+      return;
+    // Issues have their own read model (projections/issues).
+    case "IssueOpened":
+    case "IssueOccurrenceRecorded":
+    case "IssueFingerprintAliased":
+    case "IssueRegressed":
+    case "IssueReopened":
+    case "IssueStatusChanged":
+    case "IssuesMerged":
+    case "IssueCommentAdded":
+    case "IssueCommentEdited":
+    case "IssueCommentDeleted":
+      return;
     default: {
       const unhandled: never = event;
       throw new Error(`directory cannot apply ${(unhandled as { type: string }).type}`);

@@ -160,14 +160,42 @@ export const countUserEvents = async (db: CommonQueryMethods, appIds: readonly s
     : db.oneFirst(sql.type(z.object({ count: z.number() }))`
         select count(*)::bigint as count from events where app_id = any(${sql.array(appIds, "uuid")}) and user_id = ${userId}`);
 
+const errorEventRow = z.object({
+  id: z.string(),
+  app_id: z.string(),
+  client_event_id: z.string().nullable(),
+  session_id: z.string(),
+  user_id: z.string().nullable(),
+  source_module: z.string().nullable(),
+  message: z.string(),
+  custom_attributes: z.record(z.string()),
+  environment: z.enum(ENVIRONMENTS),
+  app_version: z.string().nullable(),
+  sdk_name: z.string().nullable(),
+  sdk_version: z.string().nullable(),
+  is_dev: z.boolean(),
+  country_code: z.string().nullable(),
+  timestamp: z.string(),
+});
+
 /**
  * A page of a project's error-level events since `since`, oldest first after `after` (keyset over
- * timestamp and id): what the issue scan walks. Reads `events_by_app_time` of the project's apps.
+ * timestamp and id), with what issue detection decides on: what the issue scan walks. Reads
+ * `events_by_app_time` of the project's apps.
  */
 export const errorEventsPage = (db: CommonQueryMethods, input: { projectId: string; since: Date; after: { timestamp: string; id: string } | null; limit: number }) =>
-  db.any(sql.type(z.object({ id: z.string(), app_id: z.string(), session_id: z.string(), timestamp: z.string() }))`
-    select e.id, e.app_id, e.session_id, e."timestamp" from events e
+  db.any(sql.type(errorEventRow)`
+    select e.id, e.app_id, e.client_event_id, e.session_id, e.user_id, e.source_module, e.message, e.custom_attributes, e.environment,
+           e.app_version, e.sdk_name, e.sdk_version, e.is_dev, e.country_code, e."timestamp"
+      from events e
      where e.app_id = any(select a.id from apps a where a.project_id = ${input.projectId} and a.deleted_at is null)
        and e."timestamp" >= ${input.since.toISOString()} and e.level = 'error'
        ${input.after ? sql.fragment`and (e."timestamp", e.id) > (${input.after.timestamp}::timestamptz, ${input.after.id}::uuid)` : sql.fragment``}
      order by e."timestamp", e.id limit ${input.limit}`);
+
+/** Projects (with their team) that have error events timed since `since`: those the hourly issue scan examines. */
+export const projectsWithErrorsSince = (db: CommonQueryMethods, since: Date) =>
+  db.any(sql.type(z.object({ project_id: z.string(), team_id: z.string() }))`
+    select distinct a.project_id, a.team_id from apps a
+     where a.deleted_at is null
+       and exists (select 1 from events e where e.app_id = a.id and e."timestamp" >= ${since.toISOString()} and e.level = 'error')`);

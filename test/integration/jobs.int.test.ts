@@ -46,6 +46,8 @@ describe("POST /v1/teams/:teamId/jobs/trigger", () => {
   it("creates a pending run that the worker completes with a result, and audits it", async () => {
     await ingestErrors(30);
     await waitUntil("errors projected", async () => (await http.get(`/v1/events/count?project_id=${projectId}&level=error`, { token: owner.token })).body.count === 30);
+    // The detector groups them first (one message, numbers normalized away): the scan then finds nothing new.
+    await waitUntil("the issue detected", async () => (await http.get(`/v1/issues/count?project_id=${projectId}`, { token: owner.token })).body.new === 1);
     const response = await trigger({ job_type: "issue_scan", project_id: projectId, params: { page_size: 7 } });
     expect(response.status).toBe(201);
     expect(response.body.job_run).toMatchObject({

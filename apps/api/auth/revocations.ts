@@ -73,6 +73,33 @@ export function revocationIn(events: readonly DomainEvent[]): Revocation | null 
       case "AttachmentUploaded":
       case "AttachmentDeleted":
       case "AttachmentPurged":
+      // A user's inbox and devices revoke no key.
+      case "NotificationCreated":
+      case "NotificationReadChanged":
+      case "NotificationsMarkedRead":
+      case "NotificationDeleted":
+      case "NotificationPurged":
+      case "NotificationDelivered":
+      case "NotificationDeliveryFailed":
+      case "DeviceRegistered":
+      case "DeviceRemoved":
+      case "FeedbackSubmitted":
+      case "FeedbackStatusChanged":
+      case "FeedbackCommentAdded":
+      case "FeedbackCommentEdited":
+      case "FeedbackCommentDeleted":
+      case "FeedbackDeleted":
+      // Issues revoke no key.
+      case "IssueOpened":
+      case "IssueOccurrenceRecorded":
+      case "IssueFingerprintAliased":
+      case "IssueRegressed":
+      case "IssueReopened":
+      case "IssueStatusChanged":
+      case "IssuesMerged":
+      case "IssueCommentAdded":
+      case "IssueCommentEdited":
+      case "IssueCommentDeleted":
         break;
       default: {
         const unhandled: never = event;

@@ -55,7 +55,7 @@ export function attachmentRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       {
         schema: {
           summary: "List attachments",
-          description: "Newest created first; deleted ones are left out. Filters narrow the projects the caller may read; `issue_id` matches nothing until issues link attachments.",
+          description: "Newest created first; deleted ones are left out. Filters narrow the projects the caller may read; `issue_id` matches the attachments of the issue's occurrence events.",
           tags,
           querystring: listQuery,
           response: { 200: attachmentPageBody },

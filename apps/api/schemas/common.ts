@@ -43,5 +43,9 @@ export const TAGS = {
   funnels: "funnels",
   jobs: "jobs",
   attachments: "attachments",
+  notifications: "notifications",
+  devices: "devices",
+  feedback: "feedback",
+  issues: "issues",
   operations: "operations",
 } as const;

@@ -5,8 +5,9 @@ import type { AttachmentStore } from "../../storage/attachment-store.ts";
 import { runAttachmentCleanup } from "./attachment-cleanup.ts";
 import type { JobHandler } from "./job-context.ts";
 import { issueScan } from "./handlers/issue-scan.ts";
-import { appRatingsSync, notificationCleanup } from "./handlers/maintenance.ts";
+import { appRatingsSync } from "./handlers/maintenance.ts";
 import { requiresIntegration } from "./handlers/provider-jobs.ts";
+import { runNotificationCleanup } from "./notification-cleanup.ts";
 import { runRetentionCleanup } from "./retention-cleanup.ts";
 
 export type JobHandlerDeps = CommandDeps & { logger: Logger; store: AttachmentStore };
@@ -19,13 +20,13 @@ export function jobHandlers(deps: JobHandlerDeps): Record<JobType, JobHandler> {
     ({ progress }) =>
       run((processed, total, message) => progress(processed, total, message));
   return {
-    issue_scan: issueScan(deps.pool),
+    issue_scan: issueScan(deps),
     subprov_sync: requiresIntegration("subprov_sync"),
     subprov_user_backfill: requiresIntegration("subprov_user_backfill"),
     adnet_sync: requiresIntegration("adnet_sync"),
     attachment_cleanup: cleanup((onStep) => runAttachmentCleanup(deps, new Date(), onStep)),
     retention_cleanup: cleanup((onStep) => runRetentionCleanup(deps, new Date(), onStep)),
-    notification_cleanup: notificationCleanup,
+    notification_cleanup: cleanup((onStep) => runNotificationCleanup(deps, new Date(), onStep)),
     app_ratings_sync: appRatingsSync(deps.pool),
   };
 }

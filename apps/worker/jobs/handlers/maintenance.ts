@@ -3,12 +3,6 @@ import { appleAppCount } from "../../../../projections/directory/catalog-queries
 import type { JobHandler } from "../job-context.ts";
 
 /**
- * `notification_cleanup`: hard-deletes notifications 90 days after their soft delete. The inbox
- * arrives with notifications; until then there is nothing to delete and the run says so.
- */
-export const notificationCleanup: JobHandler = async () => ({ deleted: 0 });
-
-/**
  * `app_ratings_sync`: snapshots store ratings of apple-platform apps. The store client arrives
  * with integrations; until then the run reports the apps it would sync and that none were.
  */

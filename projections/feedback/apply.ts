@@ -1,0 +1,73 @@
+import { sql, type DatabaseTransactionConnection } from "slonik";
+import type { FeedbackFact } from "../../domain/feedback/events.ts";
+import { decodeDomainEnvelope } from "../../domain/events.ts";
+import type { Fact, Projection } from "../_runtime/projection.ts";
+
+/**
+ * Feedback facts travel on `<ns>.d.feedback.<feedback_id>` (README.md). This read model sees
+ * every DOMAIN fact; the subject tells the others apart without decoding them.
+ */
+const isFeedbackSubject = (subject: string): boolean => subject.split(".", 3)[2] === "feedback";
+
+async function applyFact(tx: DatabaseTransactionConnection, at: string, fact: FeedbackFact): Promise<void> {
+  switch (fact.type) {
+    case "FeedbackSubmitted":
+      await tx.query(sql.unsafe`
+        insert into feedback (id, team_id, project_id, app_id, message, status, session_id, user_id, submitter_name, submitter_email,
+                              is_dev, environment, os_version, app_version, sdk_name, sdk_version, device_model, created_at, updated_at)
+        values (${fact.feedback_id}, ${fact.team_id}, ${fact.project_id}, ${fact.app_id}, ${fact.message}, 'new', ${fact.session_id}, ${fact.user_id},
+                ${fact.submitter_name}, ${fact.submitter_email}, ${fact.is_dev}, ${fact.environment}, ${fact.os_version}, ${fact.app_version},
+                ${fact.sdk_name}, ${fact.sdk_version}, ${fact.device_model}, ${fact.created_at}, ${fact.created_at})
+        on conflict (id) do nothing`);
+      return;
+    case "FeedbackStatusChanged":
+      await tx.query(sql.unsafe`update feedback set status = ${fact.status}, updated_at = ${at} where id = ${fact.feedback_id}`);
+      return;
+    case "FeedbackCommentAdded":
+      await tx.query(sql.unsafe`
+        insert into feedback_comments (id, feedback_id, author_type, author_id, author_name, body, created_at)
+        values (${fact.comment_id}, ${fact.feedback_id}, ${fact.author.type}, ${fact.author.id}, ${fact.author.name}, ${fact.body}, ${fact.created_at})
+        on conflict (id) do nothing`);
+      return;
+    case "FeedbackCommentEdited":
+      await tx.query(sql.unsafe`update feedback_comments set body = ${fact.body}, edited_at = ${fact.edited_at} where id = ${fact.comment_id}`);
+      return;
+    case "FeedbackCommentDeleted":
+      await tx.query(sql.unsafe`update feedback_comments set deleted_at = ${fact.deleted_at} where id = ${fact.comment_id} and deleted_at is null`);
+      return;
+    case "FeedbackDeleted":
+      await tx.query(sql.unsafe`update feedback set deleted_at = ${fact.deleted_at} where id = ${fact.feedback_id} and deleted_at is null`);
+      return;
+    default: {
+      const unhandled: never = fact;
+      throw new Error(`feedback cannot apply ${(unhandled as { type: string }).type}`);
+    }
+  }
+}
+
+const isFeedbackFact = (event: { type: string }): event is FeedbackFact => event.type.startsWith("Feedback");
+
+/** Moves the subject's version in the same transaction as the rows a decision reads. */
+async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
+  if (!isFeedbackSubject(fact.subject)) return;
+  await tx.query(sql.unsafe`
+    insert into feedback_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
+    on conflict (subject) do update set last_seq = excluded.last_seq`);
+}
+
+/** The `feedback` read model, from the DOMAIN stream: records, their comments and each record's version (README.md). */
+export const feedbackProjection: Projection = {
+  name: "feedback",
+  stream: "DOMAIN",
+  migrationsDir: new URL("./migrations/", import.meta.url),
+  apply: async (tx, facts) => {
+    for (const fact of facts) {
+      if (!isFeedbackSubject(fact.subject)) continue;
+      const envelope = decodeDomainEnvelope(fact.data);
+      for (const event of envelope.events) if (isFeedbackFact(event)) await applyFact(tx, envelope.at, event);
+      await recordVersion(tx, fact);
+    }
+  },
+  // A parked fact still takes its place in the record's history, so later commands can go on.
+  parked: recordVersion,
+};
