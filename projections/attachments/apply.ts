@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AttachmentFact } from "../../domain/attachments/events.ts";
 import { decodeDomainEnvelope } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
+import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
 
 type Context = { tx: DatabaseTransactionConnection; at: string };
 
@@ -67,9 +68,7 @@ const isAttachmentFact = (event: { type: string }): event is AttachmentFact => e
  */
 async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
   if (!isAttachmentsSubject(fact.subject)) return;
-  await tx.query(sql.unsafe`
-    insert into attachment_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
-    on conflict (subject) do update set last_seq = excluded.last_seq`);
+  await recordSubjectVersion(tx, "attachment_versions", fact);
 }
 
 /**

@@ -1,11 +1,11 @@
 import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import type { AttachmentsState, AttachmentSummary, Usage } from "../../domain/attachments/decider.ts";
+import { subjectVersion } from "../_runtime/subject-versions.ts";
 
 /** Stream sequence of the last fact applied on a project's attachments subject (0: none). */
 export async function attachmentsVersion(db: CommonQueryMethods, subject: string): Promise<number> {
-  const seq = await db.maybeOneFirst(sql.type(z.object({ last_seq: z.number() }))`select last_seq from attachment_versions where subject = ${subject}`);
-  return seq ?? 0;
+  return subjectVersion(db, "attachment_versions", subject);
 }
 
 const usageRow = z.object({ bytes: z.number(), files: z.number() });

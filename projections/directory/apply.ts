@@ -3,6 +3,7 @@ import { decodeDomainEnvelope, type DomainEnvelope, type DomainEvent } from "../
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import * as catalog from "./apply-catalog.ts";
 import * as definitions from "./apply-definitions.ts";
+import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
 
 type Context = { tx: DatabaseTransactionConnection; at: string };
 
@@ -171,9 +172,7 @@ async function applyEnvelope(tx: DatabaseTransactionConnection, fact: Fact, enve
 }
 
 async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
-  await tx.query(sql.unsafe`
-    insert into aggregate_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
-    on conflict (subject) do update set last_seq = excluded.last_seq`);
+  await recordSubjectVersion(tx, "aggregate_versions", fact);
 }
 
 export const directoryProjection: Projection = {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ROLES, type Role } from "../../domain/shared/roles.ts";
 import type { TeamState } from "../../domain/teams/decider.ts";
 import type { UserState } from "../../domain/users/decider.ts";
+import { subjectVersion } from "../_runtime/subject-versions.ts";
 
 export const userRow = z.object({
   id: z.string(),
@@ -48,10 +49,7 @@ export const keyColumns = sql.fragment`
 
 /** Stream sequence of the last fact applied to `subject` (0 when none): the expected sequence of the next append. */
 export async function aggregateVersion(db: CommonQueryMethods, subject: string): Promise<number> {
-  const seq = await db.maybeOneFirst(
-    sql.type(z.object({ last_seq: z.number() }))`select last_seq from aggregate_versions where subject = ${subject}`,
-  );
-  return seq ?? 0;
+  return subjectVersion(db, "aggregate_versions", subject);
 }
 
 export const userById = (db: CommonQueryMethods, id: string) =>

@@ -2,6 +2,7 @@ import { sql, type DatabaseTransactionConnection } from "slonik";
 import type { FeedbackFact } from "../../domain/feedback/events.ts";
 import { decodeDomainEnvelope } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
+import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
 
 /**
  * Feedback facts travel on `<ns>.d.feedback.<feedback_id>` (README.md). This read model sees
@@ -50,9 +51,7 @@ const isFeedbackFact = (event: { type: string }): event is FeedbackFact => event
 /** Moves the subject's version in the same transaction as the rows a decision reads. */
 async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
   if (!isFeedbackSubject(fact.subject)) return;
-  await tx.query(sql.unsafe`
-    insert into feedback_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
-    on conflict (subject) do update set last_seq = excluded.last_seq`);
+  await recordSubjectVersion(tx, "feedback_versions", fact);
 }
 
 /** The `feedback` read model, from the DOMAIN stream: records, their comments and each record's version (README.md). */

@@ -2,11 +2,11 @@ import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import type { FeedbackState } from "../../domain/feedback/decider.ts";
 import { FEEDBACK_STATUSES } from "../../domain/feedback/rules.ts";
+import { subjectVersion } from "../_runtime/subject-versions.ts";
 
 /** Stream sequence of the last fact applied on a feedback subject (0: none). */
 export async function feedbackVersion(db: CommonQueryMethods, subject: string): Promise<number> {
-  const seq = await db.maybeOneFirst(sql.type(z.object({ last_seq: z.number() }))`select last_seq from feedback_versions where subject = ${subject}`);
-  return seq ?? 0;
+  return subjectVersion(db, "feedback_versions", subject);
 }
 
 const recordRow = z.object({ team_id: z.string(), project_id: z.string(), status: z.enum(FEEDBACK_STATUSES), deleted: z.boolean() });

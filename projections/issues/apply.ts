@@ -5,6 +5,7 @@ import { isIssueFact } from "../../domain/issues/decider.ts";
 import type { IssueFact, IssueOccurrenceRecorded } from "../../domain/issues/events.ts";
 import { mergeIssues } from "./merge.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
+import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
 
 /** Issue facts travel on `<ns>.d.issues.<project_id>`; the subject tells them apart without decoding others. */
 const isIssuesSubject = (subject: string): boolean => subject.split(".", 3)[2] === "issues";
@@ -96,9 +97,7 @@ async function applyFact(tx: DatabaseTransactionConnection, fact: IssueFact): Pr
  */
 async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
   if (!isIssuesSubject(fact.subject)) return;
-  await tx.query(sql.unsafe`
-    insert into issue_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
-    on conflict (subject) do update set last_seq = excluded.last_seq`);
+  await recordSubjectVersion(tx, "issue_versions", fact);
 }
 
 /** The `issues` read model, from the DOMAIN stream: issues, their fingerprints, occurrences and users (README.md). */

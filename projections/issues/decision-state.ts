@@ -4,11 +4,11 @@ import type { ErrorEvent, IssuesState, IssueSummary } from "../../domain/issues/
 import { groupingOf } from "../../domain/issues/fingerprint.ts";
 import { scopedFingerprint } from "../../domain/issues/rules.ts";
 import { ISSUE_STATUSES } from "../../domain/issues/status.ts";
+import { subjectVersion } from "../_runtime/subject-versions.ts";
 
 /** Stream sequence of the last fact applied on a project's issues subject (0: none). */
 export async function issuesVersion(db: CommonQueryMethods, subject: string): Promise<number> {
-  const seq = await db.maybeOneFirst(sql.type(z.object({ last_seq: z.number() }))`select last_seq from issue_versions where subject = ${subject}`);
-  return seq ?? 0;
+  return subjectVersion(db, "issue_versions", subject);
 }
 
 const summaryRow = z.object({

@@ -3,6 +3,7 @@ import { decodeDomainEnvelope } from "../../domain/events.ts";
 import { isNotificationFact, type NotificationFact } from "../../domain/notifications/events.ts";
 import { tokenKey } from "../../domain/notifications/rules.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
+import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
 
 /**
  * Inbox facts travel on `<ns>.d.inbox.<user>`, delivery outcomes on `<ns>.d.delivery.<notification>`,
@@ -75,9 +76,7 @@ async function applyFact(tx: DatabaseTransactionConnection, fact: NotificationFa
  */
 async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
   if (!isOwnSubject(fact.subject)) return;
-  await tx.query(sql.unsafe`
-    insert into notification_versions (subject, last_seq) values (${fact.subject}, ${fact.seq})
-    on conflict (subject) do update set last_seq = excluded.last_seq`);
+  await recordSubjectVersion(tx, "notification_versions", fact);
 }
 
 /** The `notifications` read model, from the DOMAIN stream: inboxes, delivery outcomes and push devices (README.md). */

@@ -2,11 +2,11 @@ import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import type { DeviceState } from "../../domain/notifications/device-decider.ts";
 import type { InboxState } from "../../domain/notifications/inbox-decider.ts";
+import { subjectVersion } from "../_runtime/subject-versions.ts";
 
 /** Stream sequence of the last fact applied on an inbox or device subject (0: none). */
 export async function notificationsVersion(db: CommonQueryMethods, subject: string): Promise<number> {
-  const seq = await db.maybeOneFirst(sql.type(z.object({ last_seq: z.number() }))`select last_seq from notification_versions where subject = ${subject}`);
-  return seq ?? 0;
+  return subjectVersion(db, "notification_versions", subject);
 }
 
 const summaryRow = z.object({ id: z.string(), type: z.string(), read_at: z.string().nullable(), deleted_at: z.string().nullable() });

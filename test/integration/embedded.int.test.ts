@@ -84,8 +84,18 @@ it("runs the projectors in a supervised child process and stops both on SIGTERM"
   const replacement = await replacementOf(projector, 100);
   // The parent lowers a child's priority right after forking it: a poll may see the child first.
   await waitUntil("the new child's lower priority", async () => (await niceOf(replacement)) >= 10, 5_000, 20);
-  const renamed = await http.patch("/v1/auth/me", { name: "After restart" }, { token: user.token });
-  expect(renamed.status).toBe(200);
+  // The write is kept while the new child starts and catches up; until then it answers 503 with
+  // Retry-After (read models behind), as the API documents, and a retry then answers 200.
+  const renamed = await waitUntil(
+    "the rename once the new child caught up",
+    async () => {
+      const answer = await http.patch("/v1/auth/me", { name: "After restart" }, { token: user.token });
+      if (answer.status !== 200 && answer.status !== 503) throw new Error(`PATCH /v1/auth/me answered ${answer.status}`);
+      return answer.status === 200 ? answer : undefined;
+    },
+    60_000,
+    500,
+  );
   expect(renamed.body.user.name).toBe("After restart");
 
   await parent.stop("SIGTERM", 30_000);

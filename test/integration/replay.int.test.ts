@@ -266,6 +266,9 @@ describe("replay", () => {
     const createdTeams: string[] = [];
     const lanes = writers.map(async (user, lane) => {
       for (let round = 0; !stopped || round < 3; round += 1) {
+        // A steady stream of writes, not a flood: the replay must converge on a moving head, and on
+        // a loaded machine four writers at full speed keep it chasing for minutes.
+        await new Promise((resolve) => setTimeout(resolve, 20));
         const name = `Writer ${lane} round ${round}`;
         const rename = await http.patch("/v1/auth/me", { name }, { token: user.token });
         outcomes.push({ status: rename.status, body: rename.body, what: "PATCH /v1/auth/me" });
