@@ -24,7 +24,7 @@ const services: TestService[] = [];
 const admins: pg.Client[] = [];
 
 async function startService(): Promise<{ service: TestService; http: Client; admin: pg.Client }> {
-  const { service, http } = await startWithClient(await testConfig({ NATS_URL: nats.url }));
+  const { service, http } = await startWithClient(await testConfig({ NATS_URL: nats.url, READ_YOUR_WRITES_TIMEOUT_MS: "10000" }));
   services.push(service);
   const admin = new pg.Client({ connectionString: service.databaseUrl });
   await admin.connect();

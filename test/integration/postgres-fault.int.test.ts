@@ -34,7 +34,7 @@ async function connectAdmin(): Promise<pg.Client> {
 
 beforeAll(async () => {
   postgres = await PostgresServer.start();
-  ({ service, http } = await startWithClient(await testConfig({ DATABASE_URL: postgres.url("fault_service") })));
+  ({ service, http } = await startWithClient(await testConfig({ DATABASE_URL: postgres.url("fault_service"), READ_YOUR_WRITES_TIMEOUT_MS: "10000" })));
 });
 
 afterAll(async () => {

@@ -38,6 +38,9 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
     NAMESPACE: `t${randomBytes(5).toString("hex")}`,
     MAIL_OUTBOX_DIR: outbox,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    // Four services with a dozen projectors each share two cores while the suite runs: a write's
+    // read models can take longer than the production default of 10 s to catch up.
+    READ_YOUR_WRITES_TIMEOUT_MS: "30000",
     ...overrides,
   });
 }
@@ -50,6 +53,7 @@ export function serviceEnv(config: Config): Record<string, string> {
     NATS_URL: config.natsServers.join(","),
     NAMESPACE: config.namespace,
     MAIL_OUTBOX_DIR: config.mailOutboxDir,
+    READ_YOUR_WRITES_TIMEOUT_MS: String(config.readYourWritesTimeoutMs),
     LOG_LEVEL: "warn",
   };
 }
