@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { errors as natsErrors } from "@nats-io/transport-node";
+import { headers as natsHeaders, errors as natsErrors, type MsgHdrs } from "@nats-io/transport-node";
 import type { Log } from "./connection.ts";
 import { ConcurrencyError, LogUnavailableError } from "./errors.ts";
 import { NATS } from "./nats-handles.ts";
@@ -9,6 +9,8 @@ export type AppendOptions = {
   expectedLastSeq?: number;
   /** Dedup id (`Nats-Msg-Id`): a retried publish with the same id is stored once. */
   msgId: string;
+  /** NATS headers stored with the message: what a reader may learn without decoding the payload. */
+  headers?: Record<string, string>;
 };
 
 /** Where the stream stored an appended message; `duplicate` when an earlier publish with the same msgId already had. */
@@ -25,10 +27,11 @@ const PUBLISH_ATTEMPTS = 3;
 export async function append(log: Log, subject: string, payload: string | Uint8Array, options: AppendOptions): Promise<Appended> {
   const { js, nc } = log[NATS];
   const expect = options.expectedLastSeq === undefined ? undefined : { lastSubjectSequence: options.expectedLastSeq };
+  const headers = options.headers === undefined ? undefined : headersOf(options.headers);
   let lastError: unknown;
   for (let attempt = 1; attempt <= PUBLISH_ATTEMPTS; attempt += 1) {
     try {
-      return await js.publish(subject, payload, { msgID: options.msgId, expect, timeout: 4_000 });
+      return await js.publish(subject, payload, { msgID: options.msgId, expect, headers, timeout: 4_000 });
     } catch (error) {
       if (error instanceof JetStreamApiError) {
         if (error.code === JetStreamApiCodes.StreamWrongLastSequence) {
@@ -43,6 +46,12 @@ export async function append(log: Log, subject: string, payload: string | Uint8A
     }
   }
   throw new LogUnavailableError("the event log is unavailable", { cause: lastError });
+}
+
+function headersOf(values: Record<string, string>): MsgHdrs {
+  const headers = natsHeaders();
+  for (const [name, value] of Object.entries(values)) headers.set(name, value);
+  return headers;
 }
 
 /** Publish failures where the message may not have reached the stream and a retry with the same msgId is safe. */

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiError } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { StreamKind } from "../domain/shared/stream-kind.ts";
@@ -6,17 +6,34 @@ import type { Log } from "./connection.ts";
 import { NATS } from "./nats-handles.ts";
 import type { StoredMessage } from "./read.ts";
 
-export type DurableOptions = {
+/** A stored message as a durable consumer hands it over: with the headers it was published with. */
+export type DeliveredMessage = StoredMessage & { header: (name: string) => string | undefined };
+
+type ConsumerOptions = {
   /** Consumer name, prefixed with the namespace. */
   name: string;
   stream: StreamKind;
   /** Subject filter below the stream root, e.g. `team.>`. */
   filter: string;
-  /** Performs the side effect; a throw redelivers the message later (at-least-once). */
-  handle: (message: StoredMessage) => Promise<void>;
   logger: Logger;
   /** The wait before a failed message's `attempt`-th redelivery (1 after the first failure); 5 s when absent. */
   retryDelayMs?: (attempt: number) => number;
+};
+
+export type DurableOptions = ConsumerOptions & {
+  /** Performs the side effect; a throw redelivers the message later (at-least-once). */
+  handle: (message: DeliveredMessage) => Promise<void>;
+};
+
+export type DurableBatchOptions = ConsumerOptions & {
+  /**
+   * Handles every message that arrived while the previous call ran, up to `maxBatch`, in stream
+   * order; a throw redelivers them all later, so handling must be idempotent per message.
+   */
+  handleBatch: (messages: DeliveredMessage[]) => Promise<void>;
+  maxBatch: number;
+  /** Pull by bytes rather than by count, for a stream of large messages (INGEST). */
+  pullBytes?: number;
 };
 
 /**
@@ -26,12 +43,75 @@ export type DurableOptions = {
  * whenever it ends, so a NATS restart is ridden out.
  */
 export function runDurable(log: Log, options: DurableOptions): { stop: () => Promise<void> } {
+  return consumeDurably(log, options, { max_messages: 20 }, async (messages, settle) => {
+    for await (const message of messages) await settle([message], () => options.handle(delivered(message)));
+  });
+}
+
+/**
+ * A durable consumer whose handler takes the messages in batches: one message at a time when they
+ * trickle in, everything that arrived meanwhile when they come faster than one call takes. A
+ * handler with a fixed cost per call (a decision and the wait for its read model) then keeps up at
+ * any rate instead of building a backlog. At most `2 × maxBatch` messages are held unacknowledged.
+ */
+export function runDurableBatches(log: Log, options: DurableBatchOptions): { stop: () => Promise<void> } {
+  const pull = options.pullBytes === undefined ? { max_messages: options.maxBatch } : { max_bytes: options.pullBytes };
+  return consumeDurably(log, options, pull, async (messages, settle) => {
+    const queue: JsMsg[] = [];
+    let arrived: (() => void) | undefined;
+    let ended = false;
+    let failure: unknown;
+    const reader = (async () => {
+      try {
+        for await (const message of messages) {
+          queue.push(message);
+          arrived?.();
+        }
+      } catch (error) {
+        failure = error;
+      } finally {
+        ended = true;
+        arrived?.();
+      }
+    })();
+    for (;;) {
+      if (queue.length === 0) {
+        if (ended) break;
+        await new Promise<void>((resolve) => (arrived = resolve));
+        arrived = undefined;
+        continue;
+      }
+      const batch = queue.splice(0, options.maxBatch);
+      await settle(batch, () => options.handleBatch(batch.map(delivered)));
+    }
+    await reader;
+    if (failure) throw failure;
+  });
+}
+
+type Settle = (messages: JsMsg[], handle: () => Promise<void>) => Promise<void>;
+
+function consumeDurably(
+  log: Log,
+  options: ConsumerOptions & { maxBatch?: number },
+  pull: { max_messages: number } | { max_bytes: number },
+  drain: (messages: ConsumerMessages, settle: Settle) => Promise<void>,
+): { stop: () => Promise<void> } {
   let stopped = false;
   let current: { stop: () => void } | undefined;
   const durable = `${log.names.namespace}_${options.name}`;
   const stream = log.names.stream(options.stream);
   const logger = options.logger.child({ component: "worker", consumer: options.name });
   const { js, jsm } = log[NATS];
+  const settle: Settle = async (messages, handle) => {
+    try {
+      await handle();
+      for (const message of messages) message.ack();
+    } catch (error) {
+      logger.warn({ err: error, seq: messages[0]?.seq, messages: messages.length }, "side effect failed; will retry");
+      for (const message of messages) message.nak(options.retryDelayMs?.(message.info.deliveryCount) ?? 5_000);
+    }
+  };
 
   const loop = (async () => {
     while (!stopped) {
@@ -44,23 +124,16 @@ export function runDurable(log: Log, options: DurableOptions): { stop: () => Pro
             filter_subject: `${log.names.subjectRoot(options.stream)}.${options.filter}`,
             ack_wait: nanos(60_000),
             max_deliver: 20,
+            ...(options.maxBatch === undefined ? {} : { max_ack_pending: 2 * options.maxBatch }),
           })
           .catch((error) => {
             // An existing durable with the same name keeps its position.
             if (!(error instanceof JetStreamApiError)) throw error;
           });
         const consumer = await js.consumers.get(stream, durable);
-        const messages = await consumer.consume({ max_messages: 20 });
+        const messages = await consumer.consume(pull);
         current = messages;
-        for await (const message of messages) {
-          try {
-            await options.handle(message);
-            message.ack();
-          } catch (error) {
-            logger.warn({ err: error, seq: message.seq }, "side effect failed; will retry");
-            message.nak(options.retryDelayMs?.(message.info.deliveryCount) ?? 5_000);
-          }
-        }
+        await drain(messages, settle);
       } catch (error) {
         if (!stopped) logger.warn({ err: error }, "durable consumer interrupted; restarting");
       }
@@ -75,4 +148,8 @@ export function runDurable(log: Log, options: DurableOptions): { stop: () => Pro
       await loop;
     },
   };
+}
+
+function delivered(message: JsMsg): DeliveredMessage {
+  return { seq: message.seq, subject: message.subject, data: message.data, header: (name) => message.headers?.get(name) || undefined };
 }

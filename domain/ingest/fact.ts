@@ -11,7 +11,17 @@ export type FactSource = {
   countryCode: string | null;
 };
 
-export type EncodedFact = { id: string; payload: string; events: number };
+/** The NATS header of an INGEST message that counts its error-level events (absent on messages from before it existed). */
+export const ERROR_EVENTS_HEADER = "Error-Events";
+
+/** One fact to append; `errors`: its error-level events, which the issue detector reads without decoding the payload. */
+export type EncodedFact = { id: string; payload: string; events: number; errors: number };
+
+const errorsIn = (events: readonly IngestedEvent[]) => {
+  let count = 0;
+  for (const event of events) if (event.level === "error") count += 1;
+  return count;
+};
 
 /**
  * Serializes a batch as EventsIngested facts no larger than `maxBytes` each (the NATS message
@@ -21,13 +31,13 @@ export type EncodedFact = { id: string; payload: string; events: number };
  */
 export function encodeFacts(source: FactSource, events: readonly IngestedEvent[], maxBytes: number): EncodedFact[] {
   const whole = encode(source, source.batchId, events);
-  if (Buffer.byteLength(whole) <= maxBytes || events.length <= 1) return [{ id: source.batchId, payload: whole, events: events.length }];
+  if (Buffer.byteLength(whole) <= maxBytes || events.length <= 1) return [{ id: source.batchId, payload: whole, events: events.length, errors: errorsIn(events) }];
   const parts: EncodedFact[] = [];
   const split = (slice: readonly IngestedEvent[]) => {
     const id = derivedId(`${source.batchId}:${parts.length}:${slice.length}`);
     const payload = encode(source, id, slice);
     if (Buffer.byteLength(payload) <= maxBytes || slice.length <= 1) {
-      parts.push({ id, payload, events: slice.length });
+      parts.push({ id, payload, events: slice.length, errors: errorsIn(slice) });
       return;
     }
     const middle = Math.ceil(slice.length / 2);

@@ -168,4 +168,5 @@ export const issueEvents = [
 
 export type IssueOpened = z.infer<typeof issueOpened>;
 export type IssueOccurrenceRecorded = z.infer<typeof issueOccurrenceRecorded>;
+export type IssueFingerprintAliased = z.infer<typeof issueFingerprintAliased>;
 export type IssueFact = z.infer<(typeof issueEvents)[number]>;

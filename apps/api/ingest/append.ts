@@ -1,5 +1,5 @@
 import type { IngestedEvent } from "../../../domain/ingest/events.ts";
-import { encodeFacts, type FactSource } from "../../../domain/ingest/fact.ts";
+import { encodeFacts, ERROR_EVENTS_HEADER, type FactSource } from "../../../domain/ingest/fact.ts";
 import { newId } from "../../../domain/shared/ids.ts";
 import { append } from "../../../streams/append.ts";
 import { maxPayload } from "../../../streams/server-info.ts";
@@ -30,5 +30,5 @@ export async function appendBatch(
     (maxPayload(deps.log) ?? DEFAULT_MAX_PAYLOAD) - MESSAGE_HEADROOM_BYTES,
   );
   const subject = deps.log.names.ingestSubject(caller.app.project_id, caller.app.id);
-  for (const fact of facts) await append(deps.log, subject, fact.payload, { msgId: fact.id });
+  for (const fact of facts) await append(deps.log, subject, fact.payload, { msgId: fact.id, headers: { [ERROR_EVENTS_HEADER]: String(fact.errors) } });
 }
