@@ -7,8 +7,8 @@ export type PeakRss = { total: number; service: number; projector: number };
 export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>; rssMb: () => Promise<number>; stop: () => Promise<void> };
 
 /**
- * Runs what `npm start` runs (the build, then the compiled service: api and worker, with the
- * projectors in its child process) as a child, so the load generator in this process and the
+ * Runs what `npm start` runs (the build, then the compiled service: the api, with the
+ * projectors and the worker in its child process) as a child, so the load generator in this process and the
  * service are measured apart, as a real fleet and server are.
  */
 export async function startBenchService(env: Record<string, string>, port: number): Promise<BenchService> {
@@ -36,7 +36,7 @@ export async function startBenchService(env: Record<string, string>, port: numbe
       const mb = (kb: number) => Math.round(kb / 1024);
       return { total: mb(service + projector), service: mb(service), projector: mb(projector) };
     },
-    /** The service process's resident set now (VmRSS): the API and worker, without the projector child. */
+    /** The service process's resident set now (VmRSS): the API, without its child. */
     rssMb: async () => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${child.pid}/status`, "utf8").catch(() => ""))?.[1] ?? 0) / 1024),
     stop: () => child.stop("SIGTERM", 30_000),
   };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { envelopeSchema } from "./shared/envelope.ts";
+import { eventTypeGuard } from "./shared/event-types.ts";
 import { appEvents } from "./apps/events.ts";
 import { attachmentEvents } from "./attachments/events.ts";
 import { definitionEvents } from "./definitions/events.ts";
@@ -36,3 +37,12 @@ export type DomainEnvelope = z.infer<typeof domainEnvelope>;
 export function decodeDomainEnvelope(data: Uint8Array): DomainEnvelope {
   return domainEnvelope.parse(JSON.parse(new TextDecoder().decode(data)));
 }
+
+/**
+ * The facts of the directory: accounts, teams and their keys and invitations, projects, apps and
+ * analytics definitions. The directory read model and the credential caches read these; every
+ * other feature's facts (jobs, attachments, inbox and devices, feedback, issues) are its own.
+ */
+const directoryEvents = [...userEvents, ...teamEvents, ...keyEvents, ...invitationEvents, ...projectEvents, ...appEvents, ...definitionEvents] as const;
+export const isDirectoryEvent = eventTypeGuard(directoryEvents);
+export type DirectoryEvent = z.infer<(typeof directoryEvents)[number]>;

@@ -1,6 +1,6 @@
 import { issuesDecider, type IssueCommand } from "../../domain/issues/decider.ts";
 import type { Actor } from "../../domain/shared/envelope.ts";
-import { detectionState, issueState } from "../../projections/issues/decision-state.ts";
+import { detectionState, digestState, issueState } from "../../projections/issues/decision-state.ts";
 import { handleCommand } from "./command-handler.ts";
 import type { CommandDeps } from "./deps.ts";
 
@@ -22,6 +22,8 @@ export function runIssueCommand(deps: CommandDeps, command: IssueCommand, actor:
           return issueState(deps.pool, command.projectId, [command.targetIssueId, command.sourceIssueId]);
         case "ChangeIssueStatus":
           return issueState(deps.pool, command.projectId, [command.issueId]);
+        case "PrepareDigest":
+          return digestState(deps.pool, command.projectId);
         default:
           return issueState(deps.pool, command.projectId, [command.issueId], command.commentId);
       }

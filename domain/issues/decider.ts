@@ -3,7 +3,8 @@ import type { IngestedEvent } from "../ingest/events.ts";
 import type { Decider } from "../shared/decider.ts";
 import { forbidden, invalid, notFound } from "../shared/errors.ts";
 import { derivedId } from "../shared/ids.ts";
-import type { IssueCommentAuthor, IssueFact } from "./events.ts";
+import { eventTypeGuard } from "../shared/event-types.ts";
+import { issueEvents, type IssueCommentAuthor, type IssueDigestPrepared, type IssueFact } from "./events.ts";
 import { groupingOf } from "./fingerprint.ts";
 import { BURST_WINDOW_MS, scopedFingerprint } from "./rules.ts";
 import { canMove, type IssueStatus, type RequestableStatus } from "./status.ts";
@@ -33,6 +34,8 @@ export type IssuesState = {
   sessions: Record<string, { issueId: string; timestamp: string }[]>;
   /** The comments a command names. */
   comments: Record<string, IssueCommentSummary>;
+  /** The end of the project's last digest period sent (only a digest decision loads it). */
+  digestedUntil?: string | null;
 };
 
 export type IssueCommentSummary = { issueId: string; authorType: "user" | "api_key"; authorId: string; deleted: boolean };
@@ -52,7 +55,8 @@ export type IssueCommand =
   | { type: "MergeIssues"; projectId: string; targetIssueId: string; sourceIssueId: string; now: string }
   | { type: "AddIssueComment"; projectId: string; issueId: string; commentId: string; author: IssueCommentAuthor; body: string; now: string }
   | { type: "EditIssueComment"; projectId: string; issueId: string; commentId: string; actor: CommentActor; body: string; now: string }
-  | { type: "DeleteIssueComment"; projectId: string; issueId: string; commentId: string; actor: CommentActor; now: string };
+  | { type: "DeleteIssueComment"; projectId: string; issueId: string; commentId: string; actor: CommentActor; now: string }
+  | { type: "PrepareDigest"; projectId: string; digest: Omit<IssueDigestPrepared, "type" | "v" | "project_id"> };
 
 const initialState: IssuesState = { fingerprints: {}, issues: {}, sessions: {}, comments: {} };
 
@@ -209,6 +213,12 @@ function decide(state: IssuesState, command: IssueCommand): DomainEvent[] {
     case "EditIssueComment":
     case "DeleteIssueComment":
       return comment(state, command);
+    case "PrepareDigest": {
+      // A period without occurrences, or one already sent (a second run, a second worker), sends nothing.
+      const { digest } = command;
+      const sent = state.digestedUntil !== undefined && state.digestedUntil !== null && Date.parse(digest.period_end) <= Date.parse(state.digestedUntil);
+      return digest.issue_count === 0 || sent ? [] : [{ type: "IssueDigestPrepared", v: 1, project_id: command.projectId, ...digest }];
+    }
     default: {
       const unhandled: never = command;
       throw new Error(`unknown issue command ${(unhandled as { type: string }).type}`);
@@ -276,6 +286,8 @@ function evolveIssue(state: IssuesState, fact: IssueFact): IssuesState {
       const existing = state.comments[fact.comment_id];
       return existing ? { ...state, comments: { ...state.comments, [fact.comment_id]: { ...existing, deleted: true } } } : state;
     }
+    case "IssueDigestPrepared":
+      return { ...state, digestedUntil: fact.period_end };
     default: {
       const unhandled: never = fact;
       throw new Error(`unknown issue fact ${(unhandled as { type: string }).type}`);
@@ -283,19 +295,7 @@ function evolveIssue(state: IssuesState, fact: IssueFact): IssuesState {
   }
 }
 
-const ISSUE_FACT_TYPES = new Set<string>([
-  "IssueOpened",
-  "IssueOccurrenceRecorded",
-  "IssueFingerprintAliased",
-  "IssueRegressed",
-  "IssueReopened",
-  "IssueStatusChanged",
-  "IssuesMerged",
-  "IssueCommentAdded",
-  "IssueCommentEdited",
-  "IssueCommentDeleted",
-]);
-export const isIssueFact = (fact: { type: string }): fact is IssueFact => ISSUE_FACT_TYPES.has(fact.type);
+export const isIssueFact = eventTypeGuard(issueEvents);
 
 function evolve(state: IssuesState, fact: DomainEvent): IssuesState {
   return isIssueFact(fact) ? evolveIssue(state, fact) : state;

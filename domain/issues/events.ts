@@ -153,6 +153,29 @@ export const issueCommentDeleted = z.object({
   deleted_at: z.string(),
 });
 
+/** One issue as a digest lists it: its occurrences in the period, and whether it opened in it. */
+export const digestIssue = z.object({ issue_id: z.string(), title: z.string(), status: z.enum(ISSUE_STATUSES), occurrences: z.number().int(), is_new: z.boolean() });
+export type DigestIssue = z.infer<typeof digestIssue>;
+
+/**
+ * A project's digest for one period of its issue alert frequency: its production issues that
+ * occurred in the period, the busiest by name. The notification source sends it to the team; the
+ * read model remembers the period, so no period is sent twice.
+ */
+export const issueDigestPrepared = z.object({
+  type: z.literal("IssueDigestPrepared"),
+  v: z.literal(1),
+  project_id: z.string(),
+  team_id: z.string(),
+  frequency: z.enum(["hourly", "6_hourly", "daily", "weekly"]),
+  period_start: z.string(),
+  period_end: z.string(),
+  issue_count: z.number().int(),
+  occurrence_count: z.number().int(),
+  issues: z.array(digestIssue),
+  prepared_at: z.string(),
+});
+
 export const issueEvents = [
   issueOpened,
   issueOccurrenceRecorded,
@@ -164,9 +187,11 @@ export const issueEvents = [
   issueCommentAdded,
   issueCommentEdited,
   issueCommentDeleted,
+  issueDigestPrepared,
 ] as const;
 
 export type IssueOpened = z.infer<typeof issueOpened>;
 export type IssueOccurrenceRecorded = z.infer<typeof issueOccurrenceRecorded>;
 export type IssueFingerprintAliased = z.infer<typeof issueFingerprintAliased>;
+export type IssueDigestPrepared = z.infer<typeof issueDigestPrepared>;
 export type IssueFact = z.infer<(typeof issueEvents)[number]>;

@@ -4,7 +4,7 @@
  * docs/jobs.md documents each type's schedule, params and result.
  */
 export const PROJECT_JOB_TYPES = ["issue_scan", "subprov_sync", "subprov_user_backfill", "adnet_sync"] as const;
-export const SYSTEM_JOB_TYPES = ["attachment_cleanup", "notification_cleanup", "retention_cleanup", "app_ratings_sync"] as const;
+export const SYSTEM_JOB_TYPES = ["attachment_cleanup", "notification_cleanup", "retention_cleanup", "app_ratings_sync", "issue_digest"] as const;
 export const JOB_TYPES = [...PROJECT_JOB_TYPES, ...SYSTEM_JOB_TYPES] as const;
 
 export type ProjectJobType = (typeof PROJECT_JOB_TYPES)[number];

@@ -194,6 +194,9 @@ export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft
       return [entry(event.team_id, "update", "issue", event.issue_id, { metadata: { comment_id: event.comment_id } })];
     case "IssueCommentDeleted":
       return [entry(event.team_id, "delete", "issue", event.issue_id, { metadata: { comment_id: event.comment_id } })];
+    // A scheduled digest is the system reporting, not a team action.
+    case "IssueDigestPrepared":
+      return [];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

@@ -1,5 +1,5 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
-import { decodeDomainEnvelope, type DomainEnvelope, type DomainEvent } from "../../domain/events.ts";
+import { decodeDomainEnvelope, isDirectoryEvent, type DirectoryEvent, type DomainEnvelope } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import * as catalog from "./apply-catalog.ts";
 import * as definitions from "./apply-definitions.ts";
@@ -7,7 +7,7 @@ import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
 
 type Context = { tx: DatabaseTransactionConnection; at: string };
 
-async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void> {
+async function applyEvent({ tx, at }: Context, event: DirectoryEvent): Promise<void> {
   switch (event.type) {
     case "UserRegistered":
       await tx.query(sql.unsafe`
@@ -111,52 +111,6 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
       return definitions.funnelUpdated({ tx, at }, event);
     case "FunnelDeleted":
       return definitions.funnelDeleted({ tx, at }, event);
-    // Job runs have their own read model (projections/jobs); the directory records their subjects' versions only.
-    case "JobTriggered":
-    case "JobStarted":
-    case "JobProgressed":
-    case "JobLeaseRenewed":
-    case "JobCompleted":
-    case "JobFailed":
-    case "JobCancelled":
-      return;
-    // Attachments have their own read model (projections/attachments); the directory records their subjects' versions only.
-    case "AttachmentReserved":
-    case "AttachmentUploaded":
-    case "AttachmentDeleted":
-    case "AttachmentPurged":
-      return;
-    // Notifications and devices have their own read model (projections/notifications).
-    case "NotificationCreated":
-    case "NotificationReadChanged":
-    case "NotificationsMarkedRead":
-    case "NotificationDeleted":
-    case "NotificationPurged":
-    case "NotificationDelivered":
-    case "NotificationDeliveryFailed":
-    case "DeviceRegistered":
-    case "DeviceRemoved":
-      return;
-    // Feedback has its own read model (projections/feedback).
-    case "FeedbackSubmitted":
-    case "FeedbackStatusChanged":
-    case "FeedbackCommentAdded":
-    case "FeedbackCommentEdited":
-    case "FeedbackCommentDeleted":
-    case "FeedbackDeleted":
-      return;
-    // Issues have their own read model (projections/issues).
-    case "IssueOpened":
-    case "IssueOccurrenceRecorded":
-    case "IssueFingerprintAliased":
-    case "IssueRegressed":
-    case "IssueReopened":
-    case "IssueStatusChanged":
-    case "IssuesMerged":
-    case "IssueCommentAdded":
-    case "IssueCommentEdited":
-    case "IssueCommentDeleted":
-      return;
     default: {
       const unhandled: never = event;
       throw new Error(`directory cannot apply ${(unhandled as { type: string }).type}`);
@@ -165,7 +119,8 @@ async function applyEvent({ tx, at }: Context, event: DomainEvent): Promise<void
 }
 
 async function applyEnvelope(tx: DatabaseTransactionConnection, fact: Fact, envelope: DomainEnvelope): Promise<void> {
-  for (const event of envelope.events) await applyEvent({ tx, at: envelope.at }, event);
+  // Other features' facts have read models of their own; their subjects' versions are still recorded here.
+  for (const event of envelope.events) if (isDirectoryEvent(event)) await applyEvent({ tx, at: envelope.at }, event);
   // The aggregate's version moves in the same transaction as its rows: a command that reads the
   // version first and the rows second can never decide on rows older than the version it expects.
   await recordVersion(tx, fact);

@@ -141,3 +141,7 @@ export const projectAppIds = (db: CommonQueryMethods, projectId: string) =>
 /** Active apple-platform apps of every team: the ones store ratings exist for. */
 export const appleAppCount = (db: CommonQueryMethods) =>
   db.oneFirst(sql.type(z.object({ count: z.number() }))`select count(*)::int as count from apps where platform = 'apple' and deleted_at is null`);
+
+/** Every active project, oldest first: the issue digest job goes through them all. */
+export const allActiveProjects = (db: CommonQueryMethods) =>
+  db.any(sql.type(projectRow)`select ${projectColumns} from projects p where p.deleted_at is null order by p.created_at, p.id`);

@@ -39,6 +39,12 @@ async function applyFact(tx: DatabaseTransactionConnection, fact: Exclude<IssueF
     case "IssueCommentDeleted":
       await tx.query(sql.unsafe`update issue_comments set deleted_at = ${fact.deleted_at} where id = ${fact.comment_id} and deleted_at is null`);
       return;
+    case "IssueDigestPrepared":
+      await tx.query(sql.unsafe`
+        insert into issue_digests (project_id, period_end, period_start, frequency, issue_count, occurrence_count, created_at)
+        values (${fact.project_id}, ${fact.period_end}, ${fact.period_start}, ${fact.frequency}, ${fact.issue_count}, ${fact.occurrence_count}, ${fact.prepared_at})
+        on conflict do nothing`);
+      return;
     default: {
       const unhandled: never = fact;
       throw new Error(`issues cannot apply ${(unhandled as { type: string }).type}`);

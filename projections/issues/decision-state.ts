@@ -71,3 +71,10 @@ export async function issueState(db: CommonQueryMethods, projectId: string, issu
   if (row) state.comments[commentId] = { issueId: row.issue_id, authorType: row.author_type, authorId: row.author_id, deleted: row.deleted };
   return state;
 }
+
+/** The state for a digest decision: the end of the project's last digest period sent. */
+export async function digestState(db: CommonQueryMethods, projectId: string): Promise<IssuesState> {
+  const digestedUntil = await db.oneFirst(sql.type(z.object({ period_end: z.string().nullable() }))`
+    select max(period_end) as period_end from issue_digests where project_id = ${projectId}`);
+  return { fingerprints: {}, issues: {}, sessions: {}, comments: {}, digestedUntil };
+}

@@ -8,8 +8,8 @@ import { dropNamespace } from "../support/streams.ts";
 import { signIn } from "../support/users.ts";
 
 /**
- * What `npm start` runs: the build, then the compiled entry point with the API and worker in one
- * process and the projectors in a child process it supervises. Writes are answered only once the
+ * What `npm start` runs: the build, then the compiled entry point with the API in one process and
+ * the projectors and the worker in a child process it supervises. Writes are answered only once the
  * child has projected them, a killed child is restarted, and SIGTERM stops both.
  */
 
@@ -28,21 +28,21 @@ afterAll(async () => {
 const childrenOf = async (pid: number): Promise<number[]> =>
   (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean).map(Number);
 
-/** The projector child of `pid`, told apart from other children (tsx's compiler service) by its command line. */
-async function projectorChildOf(pid: number): Promise<number | false> {
+/** The background child of `pid`, told apart from other children (tsx's compiler service) by its command line. */
+async function backgroundChildOf(pid: number): Promise<number | false> {
   for (const child of await childrenOf(pid)) {
     const command = await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "");
-    if (command.includes("projector/main.js")) return child;
+    if (command.includes("background/main.js")) return child;
   }
   return false;
 }
 
-/** The projector child the parent starts after `killed`, looked for every `pollMs`. */
+/** The background child the parent starts after `killed`, looked for every `pollMs`. */
 const replacementOf = (killed: number, pollMs: number) =>
   waitUntil(
-    "a new projector child",
+    "a new background child",
     async () => {
-      const child = await projectorChildOf(parent!.pid);
+      const child = await backgroundChildOf(parent!.pid);
       return child !== killed && child;
     },
     20_000,
@@ -64,7 +64,7 @@ const alive = (pid: number) => {
   }
 };
 
-it("runs the projectors in a supervised child process and stops both on SIGTERM", { timeout: 180_000 }, async () => {
+it("runs the projectors and the worker in a supervised child process and stops both on SIGTERM", { timeout: 180_000 }, async () => {
   config = await testConfig();
   const port = await freePort();
   await buildOnce();
@@ -73,7 +73,7 @@ it("runs the projectors in a supervised child process and stops both on SIGTERM"
   await waitUntil("the service to answer", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
   const http = client(baseUrl);
 
-  const projector = await waitUntil("the projector child", () => projectorChildOf(parent!.pid), 20_000);
+  const projector = await waitUntil("the background child", () => backgroundChildOf(parent!.pid), 20_000);
   // Ingest answers go first when both processes want the cores.
   expect(await niceOf(projector)).toBeGreaterThanOrEqual(Math.max(10, await niceOf(parent.pid)));
   // verify-code creates a user and a team and answers only once the child projected them.
@@ -100,19 +100,19 @@ it("runs the projectors in a supervised child process and stops both on SIGTERM"
 
   await parent.stop("SIGTERM", 30_000);
   expect((await parent.exited).code).toBe(0);
-  await waitUntil("the projector child to stop with its parent", () => !alive(replacement), 10_000, 100);
+  await waitUntil("the background child to stop with its parent", () => !alive(replacement), 10_000, 100);
 });
 
-it("does not leave a projector child behind when the parent is killed while the child is still starting", { timeout: 120_000 }, async () => {
+it("does not leave a background child behind when the parent is killed while the child is still starting", { timeout: 120_000 }, async () => {
   config ??= await testConfig();
   await buildOnce();
   const port = await freePort();
   parent = spawnBuilt("apps/main.ts", { ...serviceEnv(config), PORT: String(port), HOST: "127.0.0.1" });
-  const first = await waitUntil("the projector child", () => projectorChildOf(parent!.pid), 60_000);
+  const first = await waitUntil("the background child", () => backgroundChildOf(parent!.pid), 60_000);
   process.kill(first, "SIGKILL");
   // The parent is killed as soon as the replacement exists, most often before the replacement has
   // finished loading (when it has, the test passes either way: it cannot fail falsely).
   const replacement = await replacementOf(first, 5);
   await parent.stop("SIGKILL");
-  await waitUntil("the orphaned projector child to stop", () => !alive(replacement), 15_000, 100);
+  await waitUntil("the orphaned background child to stop", () => !alive(replacement), 15_000, 100);
 });

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replay } from "../../projections/_runtime/replay.ts";
+import { append } from "../../streams/append.ts";
+import { lastMessageOn } from "../../streams/last-sequence.ts";
 import { projectionNamed } from "../../projections/registry.ts";
 import { aFile, attachmentConfig, reservationFor, reserve } from "../support/attachments.ts";
 import { projectWithApp } from "../support/catalog.ts";
@@ -156,6 +158,24 @@ describe("detection", () => {
     // The aliased fingerprint goes to the burst's issue in any session from now on.
     await sendErrors({ message: second, session_id: randomUUID() });
     await oneIssue(first, (issue) => issue.occurrence_count === 2);
+  });
+
+  it("decides a redelivered ingest message again without recording anything twice", async () => {
+    const message = unique("Redelivered failure");
+    await sendErrors({ message, session_id: randomUUID(), user_id: "u-redelivered" });
+    const first = await oneIssue(message);
+    // Past the stream's dedup window a crash before the detector's ack brings the message back:
+    // the same payload again, under a new message id and without the ingest header.
+    const subject = service.log.names.ingestSubject(projectId, app.id);
+    const stored = await lastMessageOn(service.log, service.log.names.stream("INGEST"), subject);
+    await append(service.log, subject, stored!.data, { msgId: randomUUID() });
+    // The detector reads in stream order: once a later error is an issue, the repeat was decided.
+    const marker = unique("After the redelivery");
+    await sendErrors({ message: marker, session_id: randomUUID() });
+    await oneIssue(marker);
+    const again = (await http.get(`${base()}/${first.id}`, { token: owner.token })).body;
+    expect(again).toMatchObject({ occurrence_count: 1, unique_user_count: 1, status: "new", updated_at: first.updated_at });
+    expect(again.occurrences).toHaveLength(1);
   });
 
   it("keeps dev and production apart", async () => {

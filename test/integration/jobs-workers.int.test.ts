@@ -9,7 +9,7 @@ import { serviceEnv, startTestService, stopTestService, testConfig, type TestSer
 import { signIn, type SignedIn } from "../support/users.ts";
 
 const LEASE_MS = 2_000;
-const EVERY_SECOND = JSON.stringify({ notification_cleanup: "* * * * * *", attachment_cleanup: "off", retention_cleanup: "off", app_ratings_sync: "off" });
+const EVERY_SECOND = JSON.stringify({ notification_cleanup: "* * * * * *", attachment_cleanup: "off", retention_cleanup: "off", app_ratings_sync: "off", issue_digest: "off" });
 
 /** Job runs as the read model holds them, system runs included (the API lists team runs only). */
 async function runsOf(databaseUrl: string, jobType: string): Promise<{ id: string; status: string; params: { scheduled_at?: string }; error: string | null }[]> {

@@ -5,7 +5,9 @@ import { z } from "zod";
 import type { CommandDeps } from "../../apps/commands/deps.ts";
 import { runInboxCommand } from "../../apps/commands/notification-command.ts";
 import { OneAtATime } from "../../apps/commands/one-at-a-time.ts";
+import { runIssueDigests } from "../../apps/worker/jobs/issue-digest.ts";
 import { runNotificationCleanup } from "../../apps/worker/jobs/notification-cleanup.ts";
+import { digestPeriod } from "../../domain/issues/digest.ts";
 import type { DeliveryChannel } from "../../domain/notifications/rules.ts";
 import { SYSTEM_ACTOR } from "../../domain/shared/envelope.ts";
 import { ProgressWatcher } from "../../projections/_runtime/progress.ts";
@@ -187,6 +189,54 @@ describe("notification_cleanup", () => {
     expect(await rowOf(deleted)).toBeNull();
     expect(await rowOf(kept)).toBe(kept);
     expect(ids(await list(user))).toEqual([kept]);
+  });
+});
+
+describe("issue.digest", () => {
+  /** A project of the owner's team at `frequency` with production errors in the hour before `now`. */
+  async function projectWithErrors(frequency: string, now: Date, errors: { message: string; sessions: number }[]) {
+    const { project, app, clientKey } = await projectWithApp(http, owner.token, owner.teamId, {}, { name: `Digest ${frequency}` });
+    expect((await http.patch(`/v1/projects/${project.id}`, { issue_alert_frequency: frequency }, { token: owner.token })).status).toBe(200);
+    const hourAgo = digestPeriod("hourly", now)!;
+    const at = new Date(Date.parse(hourAgo.start) + 10 * 60_000).toISOString();
+    const events = errors.flatMap(({ message, sessions }) => Array.from({ length: sessions }, () => anEvent({ level: "error", message, session_id: randomUUID(), timestamp: at })));
+    expect((await ingest(http, clientKey, { bundle_id: app.bundle_id, events })).status).toBe(200);
+    await waitUntil(
+      "the errors' issues",
+      async () => (await http.get(`/v1/projects/${project.id}/issues`, { token: owner.token })).body.issues?.length === errors.length,
+      10_000,
+      50,
+    );
+    return project;
+  }
+
+  const digestsOf = async (projectId: string) =>
+    (await list(owner, "?type=issue.digest&limit=100")).body.notifications.filter((notice: any) => notice.link.endsWith(`project_id=${projectId}`));
+
+  it("sends each period's digest once to every member, and nothing for none", async () => {
+    const now = new Date();
+    const hourly = await projectWithErrors("hourly", now, [
+      { message: `Digest busy ${randomUUID().slice(0, 8).replace(/\d/g, "x")}`, sessions: 3 },
+      { message: `Digest rare ${randomUUID().slice(0, 8).replace(/\d/g, "x")}`, sessions: 1 },
+    ]);
+    const silent = await projectWithErrors("none", now, [{ message: `Digest silent ${randomUUID().slice(0, 8).replace(/\d/g, "x")}`, sessions: 1 }]);
+
+    expect((await runIssueDigests(deps, now)).digests).toBeGreaterThanOrEqual(1);
+    const [digest, ...others] = await waitUntil("the digest notice", async () => ((await digestsOf(hourly.id)).length > 0 ? digestsOf(hourly.id) : undefined), 10_000, 50);
+    expect(others).toEqual([]);
+    expect(digest).toMatchObject({ type: "issue.digest", title: "Digest hourly: 2 issues in the last hour", team_id: owner.teamId });
+    const [busy, rare] = digest.body.split("\n");
+    expect(busy).toMatch(/^New: Digest busy .* \(3 occurrences\)$/);
+    expect(rare).toMatch(/^New: Digest rare .* \(1 occurrence\)$/);
+    expect(digest.link).toBe(`${service.config.publicBaseUrl}/dashboard/issues?project_id=${hourly.id}`);
+
+    // A second run in the same period (another worker, a retry) sends nothing new.
+    await runIssueDigests(deps, now);
+    // The next period has no occurrences of these issues: nothing to report.
+    await runIssueDigests(deps, new Date(now.getTime() + 60 * 60_000));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await digestsOf(hourly.id)).toHaveLength(1);
+    expect(await digestsOf(silent.id)).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { DomainEvent } from "../../../domain/events.ts";
+import { isDirectoryEvent, type DomainEvent } from "../../../domain/events.ts";
 
 /** What a remembered credential is bound to: revoking any of them revokes it. */
 export type KeyScope = { keyId: string; appId: string | null; projectId: string | null; teamId: string };
@@ -14,7 +14,8 @@ export type Revocation = {
 /**
  * The credentials `events` revoke or change, or null when they touch none (most facts). A key's
  * permissions changing counts too: a remembered key would still hold the old ones. The switch
- * lists every fact type, so a new one cannot be added without deciding here whether it revokes.
+ * lists every directory fact type, so a new one cannot be added without deciding here whether it
+ * revokes.
  */
 export function revocationIn(events: readonly DomainEvent[]): Revocation | null {
   const keyIds = new Set<string>();
@@ -22,6 +23,8 @@ export function revocationIn(events: readonly DomainEvent[]): Revocation | null 
   const projectIds = new Set<string>();
   const teamIds = new Set<string>();
   for (const event of events) {
+    // Facts outside the directory (jobs, attachments, inbox, feedback, issues) bind no credential.
+    if (!isDirectoryEvent(event)) continue;
     switch (event.type) {
       case "ApiKeyDeleted":
       case "ApiKeyUpdated":
@@ -62,44 +65,6 @@ export function revocationIn(events: readonly DomainEvent[]): Revocation | null 
       case "FunnelCreated":
       case "FunnelUpdated":
       case "FunnelDeleted":
-      case "JobTriggered":
-      case "JobStarted":
-      case "JobProgressed":
-      case "JobLeaseRenewed":
-      case "JobCompleted":
-      case "JobFailed":
-      case "JobCancelled":
-      case "AttachmentReserved":
-      case "AttachmentUploaded":
-      case "AttachmentDeleted":
-      case "AttachmentPurged":
-      // A user's inbox and devices revoke no key.
-      case "NotificationCreated":
-      case "NotificationReadChanged":
-      case "NotificationsMarkedRead":
-      case "NotificationDeleted":
-      case "NotificationPurged":
-      case "NotificationDelivered":
-      case "NotificationDeliveryFailed":
-      case "DeviceRegistered":
-      case "DeviceRemoved":
-      case "FeedbackSubmitted":
-      case "FeedbackStatusChanged":
-      case "FeedbackCommentAdded":
-      case "FeedbackCommentEdited":
-      case "FeedbackCommentDeleted":
-      case "FeedbackDeleted":
-      // Issues revoke no key.
-      case "IssueOpened":
-      case "IssueOccurrenceRecorded":
-      case "IssueFingerprintAliased":
-      case "IssueRegressed":
-      case "IssueReopened":
-      case "IssueStatusChanged":
-      case "IssuesMerged":
-      case "IssueCommentAdded":
-      case "IssueCommentEdited":
-      case "IssueCommentDeleted":
         break;
       default: {
         const unhandled: never = event;

@@ -7,6 +7,7 @@ import type { JobHandler } from "./job-context.ts";
 import { issueScan } from "./handlers/issue-scan.ts";
 import { appRatingsSync } from "./handlers/maintenance.ts";
 import { requiresIntegration } from "./handlers/provider-jobs.ts";
+import { runIssueDigests } from "./issue-digest.ts";
 import { runNotificationCleanup } from "./notification-cleanup.ts";
 import { runRetentionCleanup } from "./retention-cleanup.ts";
 
@@ -14,8 +15,8 @@ export type JobHandlerDeps = CommandDeps & { logger: Logger; store: AttachmentSt
 
 /** The handler of every job type (docs/jobs.md describes each). */
 export function jobHandlers(deps: JobHandlerDeps): Record<JobType, JobHandler> {
-  /** Progress of a cleanup step by step; each report is also the cooperative cancellation point. */
-  const cleanup =
+  /** Progress of a sweep step by step; each report is also the cooperative cancellation point. */
+  const sweep =
     (run: (onStep: (processed: number, total: number, message: string) => Promise<void>) => Promise<Record<string, unknown>>): JobHandler =>
     ({ progress }) =>
       run((processed, total, message) => progress(processed, total, message));
@@ -24,9 +25,10 @@ export function jobHandlers(deps: JobHandlerDeps): Record<JobType, JobHandler> {
     subprov_sync: requiresIntegration("subprov_sync"),
     subprov_user_backfill: requiresIntegration("subprov_user_backfill"),
     adnet_sync: requiresIntegration("adnet_sync"),
-    attachment_cleanup: cleanup((onStep) => runAttachmentCleanup(deps, new Date(), onStep)),
-    retention_cleanup: cleanup((onStep) => runRetentionCleanup(deps, new Date(), onStep)),
-    notification_cleanup: cleanup((onStep) => runNotificationCleanup(deps, new Date(), onStep)),
+    attachment_cleanup: sweep((onStep) => runAttachmentCleanup(deps, new Date(), onStep)),
+    retention_cleanup: sweep((onStep) => runRetentionCleanup(deps, new Date(), onStep)),
+    notification_cleanup: sweep((onStep) => runNotificationCleanup(deps, new Date(), onStep)),
     app_ratings_sync: appRatingsSync(deps.pool),
+    issue_digest: sweep((onStep) => runIssueDigests(deps, new Date(), onStep)),
   };
 }

@@ -13,6 +13,8 @@ export const DEFAULT_SCHEDULES: Record<SystemJobType, string> = {
   attachment_cleanup: "0 5 * * *",
   notification_cleanup: "15 5 * * *",
   app_ratings_sync: "0 6 * * *",
+  // Every hour, a minute past: the projects whose digest period just ended get their digest.
+  issue_digest: "1 * * * *",
 };
 
 /**
