@@ -1,7 +1,7 @@
 import { DeliverPolicy, type ConsumerMessages } from "@nats-io/jetstream";
 import type { QueuedIterator, Status } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { decodeDomainEnvelope, type DomainEnvelope } from "../domain/events.ts";
+import { decodeDomainEnvelope, decodeDomainEnvelopeOf, type DomainEnvelope } from "../domain/events.ts";
 import type { Log } from "./connection.ts";
 import { NATS } from "./nats-handles.ts";
 import { streamHead } from "./stream-head.ts";
@@ -16,6 +16,8 @@ export type DomainListener = {
   following: () => void;
   /** Facts appended from now until the next `following` may arrive late (never skipped). */
   lost: (reason: string) => void;
+  /** The event types the listener reads; others are left out of `fact`'s envelope undecoded. All when absent. */
+  wanted?: (type: string) => boolean;
 };
 
 export type Following = { stop: () => Promise<void> };
@@ -146,7 +148,8 @@ class DomainFollower {
       this.#found();
       let envelope: DomainEnvelope;
       try {
-        envelope = decodeDomainEnvelope(message.data);
+        const wanted = this.listener.wanted;
+        envelope = wanted ? decodeDomainEnvelopeOf(message.data, wanted) : decodeDomainEnvelope(message.data);
       } catch (error) {
         this.#tell(() => this.listener.unreadable(message.seq, error));
         continue;

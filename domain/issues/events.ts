@@ -190,6 +190,9 @@ export const issueEvents = [
   issueDigestPrepared,
 ] as const;
 
+/** What detection appends by the hundred: only the issues read model reads each one. */
+export const isDetectionFactType = (type: string): boolean => type === "IssueOpened" || type === "IssueOccurrenceRecorded" || type === "IssueFingerprintAliased";
+
 export type IssueOpened = z.infer<typeof issueOpened>;
 export type IssueOccurrenceRecorded = z.infer<typeof issueOccurrenceRecorded>;
 export type IssueFingerprintAliased = z.infer<typeof issueFingerprintAliased>;

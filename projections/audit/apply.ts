@@ -1,5 +1,6 @@
 import { sql } from "slonik";
-import { decodeDomainEnvelope } from "../../domain/events.ts";
+import { decodeDomainEnvelopeOf } from "../../domain/events.ts";
+import { isDetectionFactType } from "../../domain/issues/events.ts";
 import { derivedId } from "../../domain/shared/ids.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { jsonRows } from "../_runtime/sql.ts";
@@ -12,7 +13,8 @@ export const auditProjection: Projection = {
   apply: async (tx, facts) => {
     const rows = [];
     for (const fact of facts) {
-      const envelope = decodeDomainEnvelope(fact.data);
+      // Detection is never audited (entries.ts), and its messages carry hundreds of facts.
+      const envelope = decodeDomainEnvelopeOf(fact.data, (type) => !isDetectionFactType(type));
       let index = 0;
       for (const event of envelope.events) {
         for (const entry of auditEntriesFor(event, envelope.at)) {

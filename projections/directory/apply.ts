@@ -1,5 +1,5 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
-import { decodeDomainEnvelope, isDirectoryEvent, type DirectoryEvent, type DomainEnvelope } from "../../domain/events.ts";
+import { decodeDomainEnvelopeOf, isDirectoryEvent, isDirectoryEventType, type DirectoryEvent, type DomainEnvelope } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import * as catalog from "./apply-catalog.ts";
 import * as definitions from "./apply-definitions.ts";
@@ -135,7 +135,7 @@ export const directoryProjection: Projection = {
   stream: "DOMAIN",
   migrationsDir: new URL("./migrations/", import.meta.url),
   apply: async (tx, facts) => {
-    for (const fact of facts) await applyEnvelope(tx, fact, decodeDomainEnvelope(fact.data));
+    for (const fact of facts) await applyEnvelope(tx, fact, decodeDomainEnvelopeOf(fact.data, isDirectoryEventType));
   },
   // A parked fact still takes its place in the aggregate's history, so commands can go on.
   parked: recordVersion,

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { ProgressWatcher } from "../../../projections/_runtime/progress.ts";
 import type { Log } from "../../../streams/connection.ts";
+import { isDirectoryEventType } from "../../../domain/events.ts";
 import { followDomain, type Following } from "../../../streams/follow.ts";
 import type { KeyCache } from "./key-cache.ts";
 import { revocationIn } from "./revocations.ts";
@@ -42,6 +43,8 @@ export async function followRevocations(deps: RevocationFollowerDeps): Promise<F
   }
 
   const following = await followDomain(deps.log, logger, {
+    // Only directory facts bind credentials (revocations.ts); the rest are not even validated here.
+    wanted: isDirectoryEventType,
     fact: (envelope, seq) => {
       const revocation = revocationIn(envelope.events);
       if (revocation === null) return;

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { decodeDomainEnvelope } from "../../../domain/events.ts";
+import { decodeDomainEnvelopeOf } from "../../../domain/events.ts";
 import { notificationId } from "../../../domain/notifications/rules.ts";
 import { SYSTEM_ACTOR } from "../../../domain/shared/envelope.ts";
 import { runDurable } from "../../../streams/durable.ts";
@@ -24,7 +24,7 @@ export function startNotificationSources(deps: DispatcherDeps, sources: readonly
       filter: source.filter,
       logger: deps.logger,
       handle: async (message) => {
-        const envelope = decodeDomainEnvelope(message.data);
+        const envelope = decodeDomainEnvelopeOf(message.data, source.wanted);
         const sourceId = envelope.id;
         for (const draft of await source.notices(envelope, deps)) {
           await runInboxCommand(

@@ -31,5 +31,7 @@ export type NotificationSource = {
   name: string;
   /** DOMAIN subject filter below the stream root, e.g. `job.>`. */
   filter: string;
+  /** The event types `notices` reads; the others are left out of its envelope undecoded. */
+  wanted: (type: string) => boolean;
   notices: (envelope: DomainEnvelope, deps: SourceDeps) => Promise<NoticeDraft[]>;
 };

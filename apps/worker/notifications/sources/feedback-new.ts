@@ -38,6 +38,7 @@ async function noticesOf(event: DomainEvent, { pool, publicBaseUrl }: SourceDeps
 export const feedbackNewSource: NotificationSource = {
   name: "feedback_new",
   filter: "feedback.>",
+  wanted: (type) => type === "FeedbackSubmitted",
   notices: async (envelope, deps) => {
     const drafts: NoticeDraft[] = [];
     for (const event of envelope.events) drafts.push(...(await noticesOf(event, deps)));

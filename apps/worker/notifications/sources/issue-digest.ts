@@ -17,6 +17,7 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 export const issueDigestSource: NotificationSource = {
   name: "issue_digest",
   filter: "issues.>",
+  wanted: (type) => type === "IssueDigestPrepared",
   notices: async (envelope, { pool, publicBaseUrl }) => {
     const digest = envelope.events.find((event) => event.type === "IssueDigestPrepared");
     if (!digest || digest.type !== "IssueDigestPrepared") return [];

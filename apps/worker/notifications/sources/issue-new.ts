@@ -29,6 +29,8 @@ function alertOf(event: DomainEvent): Alert | null {
 export const issueNewSource: NotificationSource = {
   name: "issue_new",
   filter: "issues.>",
+  // Occurrences, by far most of a detection message, are never validated here.
+  wanted: (type) => type === "IssueOpened" || type === "IssueRegressed" || type === "IssueReopened",
   notices: async (envelope, { pool, publicBaseUrl }) => {
     const alerts = envelope.events.map(alertOf).filter((alert): alert is Alert => alert !== null);
     const first = envelope.events.find((event) => event.type === "IssueOpened" || event.type === "IssueRegressed" || event.type === "IssueReopened");

@@ -41,6 +41,7 @@ async function noticeOf(event: DomainEvent, { pool, publicBaseUrl }: SourceDeps)
 export const jobCompletedSource: NotificationSource = {
   name: "job_completed",
   filter: "job.>",
+  wanted: (type) => type === "JobCompleted" || type === "JobFailed",
   notices: async (envelope, deps) => {
     const drafts: NoticeDraft[] = [];
     for (const event of envelope.events) {
