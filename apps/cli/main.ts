@@ -9,16 +9,61 @@ import { loadConfig } from "../config.ts";
 import { factSourceOf } from "../projector/fact-source.ts";
 import { openInfrastructure } from "../runtime.ts";
 import { exitOnStartupError } from "../startup.ts";
+import { exportEvents } from "./export-events.ts";
+import { importEvents } from "./import-events.ts";
+import { serviceTarget } from "./service-client.ts";
 
 const USAGE = `usage: npm run cli -- <command>
   migrate                 create the database, streams and read-model tables
   streams                 show streams, read models and their lag
-  replay <read-model>     rebuild a read model from sequence 1 and swap it in (known: ${PROJECTIONS.map((p) => p.name).join(", ")})`;
+  replay <read-model>     rebuild a read model from sequence 1 and swap it in (known: ${PROJECTIONS.map((p) => p.name).join(", ")})
+  export --app-id <id> | --project-id <id> [--since 30d] [--until <time>] [--data-mode all|production|development] [--out <file.ndjson>]
+                          a running service's events as NDJSON (stdout without --out), with an agent key (events:read)
+  import <file.ndjson>    events into the app of an import key, 1,000 a request; a re-run resumes where the last stopped
+  export and import talk to the service at --url (or SERVICE_URL, default http://127.0.0.1:$PORT) with --key (or API_KEY)`;
 
-const { positionals } = parseArgs({ allowPositionals: true, strict: true });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  strict: true,
+  options: {
+    url: { type: "string" },
+    key: { type: "string" },
+    "app-id": { type: "string" },
+    "project-id": { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
+    "data-mode": { type: "string" },
+    out: { type: "string" },
+  },
+});
 const [command, argument] = positionals;
 
+/** export and import are clients of a running service: no database or stream of their own. */
+async function runClientCommand(): Promise<void> {
+  const target = serviceTarget(values);
+  if (command === "export") {
+    const { events, seconds } = await exportEvents(target, {
+      appId: values["app-id"],
+      projectId: values["project-id"],
+      since: values.since,
+      until: values.until,
+      dataMode: values["data-mode"],
+      out: values.out,
+    });
+    console.error(`exported ${events} events in ${seconds.toFixed(1)} s${values.out ? ` to ${values.out}` : ""}`);
+    return;
+  }
+  if (!argument) throw new Error(`import needs a file\n${USAGE}`);
+  const summary = await importEvents(target, argument);
+  const resumed = summary.skipped > 0 ? ` (resumed after line ${summary.skipped})` : "";
+  console.error(
+    `imported ${summary.lines} events in ${summary.seconds.toFixed(1)} s${resumed}: ${summary.accepted} new, ${summary.updated} updated, ${summary.rejected} rejected`,
+  );
+  for (const error of summary.errors) console.error(`  ${error}`);
+}
+
 async function main(): Promise<void> {
+  if (command === "export" || command === "import") return runClientCommand();
   if (!command || !["migrate", "streams", "replay"].includes(command)) {
     console.error(USAGE);
     process.exit(2);
@@ -49,4 +94,10 @@ async function main(): Promise<void> {
   }
 }
 
-await main().catch(exitOnStartupError);
+await main().catch((error: unknown) => {
+  if (command === "export" || command === "import") {
+    console.error(`${command} failed: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  exitOnStartupError(error);
+});

@@ -17,10 +17,11 @@ import { uuid } from "../validation.ts";
 
 /** Any member may read events; keys need events:read. Every call spends a rate-limit token. */
 const READ_EVENTS: Rule = { permission: "events:read", role: "member" };
-const access = team(READ_EVENTS, { rateLimited: true });
+export const eventsAccess = team(READ_EVENTS, { rateLimited: true });
+const access = eventsAccess;
 const tags = [TAGS.events];
 
-const filterQuery = z.object({
+export const filterQuery = z.object({
   ...scopeFields,
   level: z
     .string()
@@ -44,7 +45,7 @@ const listQuery = filterQuery.extend({
   order: z.enum(["asc", "desc"]).default("desc").describe("By timestamp; a cursor is tied to the order it was fetched in"),
 });
 
-function toFilter(query: z.infer<typeof filterQuery>): EventFilter {
+export function toFilter(query: z.infer<typeof filterQuery>): EventFilter {
   return {
     teamId: query.team_id,
     projectId: query.project_id,
@@ -60,7 +61,7 @@ function toFilter(query: z.infer<typeof filterQuery>): EventFilter {
 }
 
 /** Agent keys see their team's apps; users see the apps of every team they belong to, whatever their role. */
-const viewerOf = (caller: Principal): Viewer => (caller.kind === "user" ? { kind: "member", userId: caller.userId } : { kind: "team", teamId: caller.teamId });
+export const viewerOf = (caller: Principal): Viewer => (caller.kind === "user" ? { kind: "member", userId: caller.userId } : { kind: "team", teamId: caller.teamId });
 
 /** GET /v1/events, /v1/events/count and /v1/events/:id (register with prefix /v1/events). */
 export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
