@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import { z } from "zod";
 import { SYSTEM_JOB_TYPES, type SystemJobType } from "../domain/jobs/catalogue.ts";
+import { appStoreConfigOf, appStoreEnvironment, type AppStoreConfig } from "./app-store-config.ts";
 
 const optionalString = z
   .string()
@@ -45,6 +46,21 @@ const environmentSchema = z
       .refine((value) => /^https?:\/\//.test(value), "must be an http:// or https:// URL")
       .default("https://api-adservices.apple.com"),
     ADNET_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    ADNET_API_URL: z
+      .string()
+      .url()
+      .refine((value) => /^https?:\/\//.test(value), "must be an http:// or https:// URL")
+      .default("https://api.searchads.apple.com"),
+    ADNET_ORG_ID: optionalString.refine((value) => value === undefined || /^\d{1,20}$/.test(value), "must be the numeric org id of the ad account"),
+    ADNET_ACCESS_TOKEN: optionalString,
+    ADNET_API_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    ...appStoreEnvironment,
+    SUBPROV_BASE_URL: z
+      .string()
+      .url()
+      .refine((value) => /^https?:\/\//.test(value), "must be an http:// or https:// URL")
+      .default("https://api.revenuecat.com"),
+    SUBPROV_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
     JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
     JOB_SCHEDULES: optionalString.transform((value, ctx) => parseSchedules(value, ctx)),
@@ -86,6 +102,10 @@ const environmentSchema = z
     if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
       ctx.addIssue({ code: "custom", path: ["S3_ACCESS_KEY_ID"], message: "and S3_SECRET_ACCESS_KEY must be set together" });
     }
+    // An org id without its token (or the reverse) would silently leave the adnet_sync job unconfigured: refuse instead.
+    if ((env.ADNET_ORG_ID === undefined) !== (env.ADNET_ACCESS_TOKEN === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["ADNET_ORG_ID"], message: "and ADNET_ACCESS_TOKEN must be set together" });
+    }
     // Part of the APNs settings would silently leave push off: refuse instead.
     const apns = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_PRIVATE_KEY", "APNS_TOPIC"] as const;
     if (apns.some((name) => env[name] !== undefined)) {
@@ -122,6 +142,12 @@ export type Config = {
   databasePoolSize: number;
   adnetBaseUrl: string;
   adnetTimeoutMs: number;
+  /** The ad account the adnet_sync job reads (Campaign Management API); null without ADNET_ORG_ID and ADNET_ACCESS_TOKEN. */
+  adnetReporting: AdnetReportingConfig | null;
+  /** The App Store lookups of the daily ratings sync (apps/app-store-config.ts). */
+  appStore: AppStoreConfig;
+  /** The subscription provider's REST API (docs/integrations.md): base URL and the timeout of each attempt. */
+  subprov: { baseUrl: string; timeoutMs: number };
   projectorNice: number;
   /**
    * How long a worker holds a running job without a heartbeat; it renews at a third of it, and
@@ -139,6 +165,8 @@ export type Config = {
   /** iOS push through APNs with a provider token; null (push disabled) without APNS_KEY_ID and the rest. */
   apns: ApnsConfig | null;
 };
+
+export type AdnetReportingConfig = { baseUrl: string; orgId: string; accessToken: string; timeoutMs: number };
 
 export type ApnsConfig = {
   /** Gateways (`https://host[:port]`) for production and sandbox devices. */
@@ -234,6 +262,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     adnetBaseUrl: e.ADNET_BASE_URL.replace(/\/+$/, ""),
     adnetTimeoutMs: e.ADNET_TIMEOUT_MS,
+    adnetReporting:
+      e.ADNET_ORG_ID === undefined || e.ADNET_ACCESS_TOKEN === undefined
+        ? null
+        : { baseUrl: e.ADNET_API_URL.replace(/\/+$/, ""), orgId: e.ADNET_ORG_ID, accessToken: e.ADNET_ACCESS_TOKEN, timeoutMs: e.ADNET_API_TIMEOUT_MS },
+    appStore: appStoreConfigOf(e),
+    subprov: { baseUrl: e.SUBPROV_BASE_URL.replace(/\/+$/, ""), timeoutMs: e.SUBPROV_TIMEOUT_MS },
     projectorNice: e.PROJECTOR_NICE,
     jobLeaseMs: e.JOB_LEASE_MS,
     jobSchedules: e.JOB_SCHEDULES,

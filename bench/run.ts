@@ -10,6 +10,7 @@ import { connectLog } from "../streams/connection.ts";
 import { freePort, waitUntil } from "../test/support/processes.ts";
 import { dropDatabase, isolatedDatabaseUrl } from "../test/support/service.ts";
 import { dropStreams, streamHead } from "../test/support/streams.ts";
+import { runAdsBench, startBenchAdNetwork } from "./ads.ts";
 import { runAnalyticsBench } from "./analytics.ts";
 import { measureAttachmentTransfer } from "./attachments.ts";
 import { call, createFleet } from "./fleet.ts";
@@ -78,7 +79,9 @@ async function catchUpSeconds(db: pg.Pool, head: number): Promise<Record<string,
 
 async function main() {
   const outbox = await mkdtemp(join(tmpdir(), "bench-outbox-"));
-  const env = { DATABASE_URL: databaseUrl, NATS_URL: settings.nats, NAMESPACE: namespace, MAIL_OUTBOX_DIR: outbox };
+  // The ads phase reads campaigns from a local stand-in for the ad network.
+  const adNetwork = await startBenchAdNetwork();
+  const env = { DATABASE_URL: databaseUrl, NATS_URL: settings.nats, NAMESPACE: namespace, MAIL_OUTBOX_DIR: outbox, ...adNetwork.env };
   const service = await startBenchService(env, await freePort());
   const streams = await connectLog([settings.nats], namespace, pino({ level: "warn" }));
   const db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
@@ -97,6 +100,12 @@ async function main() {
       );
     };
     if (settings.only === "issues") return await issuePhase().then(() => writeResults(results));
+
+    // BENCH_ONLY=ads: the ads routes over BENCH_ADS_USERS (200,000) attributed users, alone.
+    const adsPhase = async () => {
+      results.ads = await runAdsBench({ baseUrl: service.baseUrl, databaseUrl, streams, token: fleet.token, teamId: fleet.teamId, users: Number(process.env.BENCH_ADS_USERS ?? 200_000), log });
+    };
+    if (settings.only === "ads") return await adsPhase().then(() => writeResults(results));
 
     // First, while the service is at rest: its resident set then shows what a transfer costs.
     const transfers = [];
@@ -187,6 +196,8 @@ async function main() {
       }
     }
 
+    await adsPhase();
+
     const rss = await service.peakRssMb();
     results.peak_rss_mb = rss.total;
     results.peak_rss_mb_by_process = { service: rss.service, projector: rss.projector };
@@ -199,6 +210,7 @@ async function main() {
     await streams.close();
     if (!process.env.BENCH_KEEP) await dropDatabase(databaseUrl, settings.admin);
     await rm(outbox, { recursive: true, force: true });
+    await adNetwork.close();
   }
   await writeResults(results);
 }

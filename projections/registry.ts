@@ -1,4 +1,5 @@
 import type { Projection } from "./_runtime/projection.ts";
+import { adsProjection } from "./ads/apply.ts";
 import { appUsersProjection } from "./app-users/apply.ts";
 import { attachmentsProjection } from "./attachments/apply.ts";
 import { auditProjection } from "./audit/apply.ts";
@@ -6,13 +7,15 @@ import { directoryProjection } from "./directory/apply.ts";
 import { eventsProjection } from "./events/apply.ts";
 import { feedbackProjection } from "./feedback/apply.ts";
 import { funnelEventsProjection } from "./funnel-events/apply.ts";
+import { integrationsProjection } from "./integrations/apply.ts";
 import { issuesProjection } from "./issues/apply.ts";
 import { jobsProjection } from "./jobs/apply.ts";
 import { metricEventsProjection } from "./metric-events/apply.ts";
 import { notificationsProjection } from "./notifications/apply.ts";
+import { ratingsProjection } from "./ratings/apply.ts";
 
 /** Every read model the service builds, in the order they are migrated. */
-export const PROJECTIONS: Projection[] = [directoryProjection, auditProjection, jobsProjection, eventsProjection, appUsersProjection, metricEventsProjection, funnelEventsProjection, attachmentsProjection, feedbackProjection, notificationsProjection, issuesProjection];
+export const PROJECTIONS: Projection[] = [directoryProjection, auditProjection, jobsProjection, eventsProjection, appUsersProjection, metricEventsProjection, funnelEventsProjection, attachmentsProjection, feedbackProjection, notificationsProjection, issuesProjection, ratingsProjection, integrationsProjection, adsProjection];
 
 export function projectionNamed(name: string): Projection {
   const found = PROJECTIONS.find((projection) => projection.name === name);

@@ -20,7 +20,11 @@ import { feedbackSubmitRoutes } from "./routes/feedback-submit.ts";
 import { feedbackRoutes } from "./routes/feedback.ts";
 import { issueCommentRoutes } from "./routes/issue-comments.ts";
 import { issueOverviewRoutes } from "./routes/issues-overview.ts";
+import { projectAdsRoutes, teamAdsRoutes } from "./routes/ads.ts";
 import { issueRoutes } from "./routes/issues.ts";
+import { integrationRoutes } from "./routes/integrations.ts";
+import { subprovSyncRoutes } from "./routes/subprov-sync.ts";
+import { subprovWebhookRoutes } from "./routes/subprov-webhook.ts";
 import { auditLogRoutes } from "./routes/audit-logs.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { deviceRoutes } from "./routes/devices.ts";
@@ -108,5 +112,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(issueRoutes(deps), { prefix: "/v1/projects/:projectId/issues" });
   await app.register(issueCommentRoutes(deps), { prefix: "/v1/projects/:projectId/issues/:issueId/comments" });
   await app.register(issueOverviewRoutes(deps), { prefix: "/v1/issues" });
+  await app.register(integrationRoutes(deps), { prefix: "/v1/projects/:projectId/integrations" });
+  await app.register(subprovSyncRoutes(deps), { prefix: "/v1/projects/:projectId/integrations" });
+  await app.register(subprovWebhookRoutes(deps), { prefix: "/v1/webhooks/subprov" });
+  await app.register(projectAdsRoutes(deps), { prefix: "/v1/projects/:projectId/ads" });
+  await app.register(teamAdsRoutes(deps), { prefix: "/v1/ads" });
   return app;
 }

@@ -7,6 +7,7 @@ import { identityVersion, wasSuperseded } from "../../projections/app-users/reco
 import { attachmentsVersion } from "../../projections/attachments/decision-state.ts";
 import { aggregateVersion } from "../../projections/directory/queries.ts";
 import { feedbackVersion } from "../../projections/feedback/decision-state.ts";
+import { integrationsVersion } from "../../projections/integrations/decision-state.ts";
 import { issuesVersion } from "../../projections/issues/decision-state.ts";
 import { notificationsVersion } from "../../projections/notifications/decision-state.ts";
 import { ingestProjections } from "../../projections/registry.ts";
@@ -62,6 +63,8 @@ const MODEL_AGGREGATES = {
   attachments: { model: "attachments", version: attachmentsVersion, attempts: 12, audited: (fact: DomainEvent) => fact.type === "AttachmentDeleted" },
   /** One feedback record (`<ns>.d.feedback.<feedback_id>`): its status, comments and deletion. */
   feedback: { model: "feedback", version: feedbackVersion, attempts: 6, audited: (fact: DomainEvent) => fact.type !== "FeedbackSubmitted" },
+  /** A project's integrations (`<ns>.d.integrations.<project_id>`): one active per provider. A provider's TRANSFER report is not a team action. */
+  integrations: { model: "integrations", version: integrationsVersion, attempts: 6, audited: (fact: DomainEvent) => fact.type !== "IntegrationTransferReceived" },
   /** A user's inbox (`<ns>.d.inbox.<user_id>`). */
   inbox: { model: "notifications", version: notificationsVersion, attempts: 6, audited: () => false },
   /** A push token (`<ns>.d.device.<token hash>`): every registration of one token is decided on one version. */
@@ -189,7 +192,7 @@ export function identityRun<State, Command>(deps: CommandDeps, command: Identity
       // A property change decided before a claim of the user, or before a claim merged another
       // record into it, is not applied (projections/app-users/properties.ts).
       superseded: async (facts) => {
-        for (const fact of facts) if (fact.type === "UserPropertiesChanged" && (await wasSuperseded(deps.pool, fact.id))) return true;
+        for (const fact of facts) if ((fact.type === "UserPropertiesChanged" || fact.type === "UserRevenueSynced") && (await wasSuperseded(deps.pool, fact.id))) return true;
         return false;
       },
       // This instance's ingest re-attributes the claimed id from now on, without waiting for its cache.

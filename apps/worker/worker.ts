@@ -9,7 +9,10 @@ import type { AttachmentStore } from "../storage/attachment-store.ts";
 import { startInvitationMailer } from "./invitation-mailer.ts";
 import { startIssueDetector } from "./issue-detector.ts";
 import { jobHandlers } from "./jobs/handlers.ts";
+import { adnetSyncSchedule } from "./jobs/adnet-sync-schedule.ts";
 import { issueScanSchedule } from "./jobs/issue-scan-schedule.ts";
+import { subprovSyncSchedule } from "./jobs/subprov-schedule.ts";
+import { startSubprovTransfers } from "./subprov-transfers.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
 import { systemJobSchedules } from "./jobs/job-schedules.ts";
 import { apnsGateway } from "./notifications/apns.ts";
@@ -32,7 +35,7 @@ export async function startWorker({ config, logger, log, pool, store }: WorkerIn
   const oneAtATime = new OneAtATime();
   const runner = new JobRunner({ log, pool, logger, config }, jobHandlers({ config, log, pool, progress, oneAtATime, logger, store }));
   runner.start();
-  const scheduler = new Scheduler([...systemJobSchedules(log, config.jobSchedules), issueScanSchedule(log, pool)], logger);
+  const scheduler = new Scheduler([...systemJobSchedules(log, config.jobSchedules), issueScanSchedule(log, pool), subprovSyncSchedule(log, pool), ...adnetSyncSchedule(log, pool, config.adnetReporting !== null)], logger);
   scheduler.start();
   // Without APNs settings push is off (docs/notifications.md).
   const push = config.apns ? apnsGateway(config.apns) : null;
@@ -41,6 +44,7 @@ export async function startWorker({ config, logger, log, pool, store }: WorkerIn
     ...startNotificationSources({ config, log, pool, progress, oneAtATime, logger, publicBaseUrl: config.publicBaseUrl }, NOTIFICATION_SOURCES),
     startNotificationDelivery({ config, log, pool, progress, oneAtATime, logger, mailer, push }),
     startIssueDetector({ config, log, pool, progress, oneAtATime, logger }),
+    startSubprovTransfers({ config, log, pool, progress, oneAtATime, logger, subprov: config.subprov }),
   ];
   return {
     stop: async () => {

@@ -95,3 +95,23 @@ describe("identity decider: properties", () => {
     });
   });
 });
+
+describe("identity decider: revenue", () => {
+  const synced = (cents: number, syncedAt: string): IdentityFact => ({ type: "UserRevenueSynced", ...header, user_id: "user-1", lifetime_revenue_usd_cents: cents, synced_at: syncedAt });
+  const sync = (mode: "set" | "add", cents: number, syncedAt: string): IdentityCommand => ({ type: "SyncUserRevenue", origin, userId: "user-1", mode, cents, syncedAt });
+  const T1 = "2026-11-25T10:00:00.000Z";
+  const T2 = "2026-11-25T11:00:00.000Z";
+
+  it("sets the provider's figure, and adds a webhook's amount to the recorded one, never below 0", () => {
+    user().when(sync("set", 1200, T1)).then(synced(1200, T1));
+    user(synced(1200, T1)).when(sync("add", 999, T2)).then(synced(2199, T2));
+    user(synced(1200, T1)).when(sync("add", -5000, T2)).then(synced(0, T2));
+    user(synced(1200, T1)).when(sync("set", 1200, T2)).then(synced(1200, T2));
+  });
+
+  it("changes nothing for a figure no newer than the recorded one: a redelivery or a late webhook", () => {
+    user(synced(1200, T2)).when(sync("add", 999, T2)).then();
+    user(synced(1200, T2)).when(sync("add", 999, T1)).then();
+    user(synced(1200, T2)).when(sync("set", 50, T1)).then();
+  });
+});

@@ -1,15 +1,18 @@
 import type { Decider } from "../shared/decider.ts";
 import { conflict, invalid } from "../shared/errors.ts";
-import type { IdentityFact, UserClaimed, UserPropertiesChanged } from "./events.ts";
+import type { IdentityFact, UserClaimed, UserPropertiesChanged, UserRevenueSynced } from "./events.ts";
 import { applyPatch, effectivePatch, isEmptyPatch, MAX_PROPERTIES, type Properties, type PropertyPatch } from "./properties.ts";
 
 /**
  * One app user of a project, as the decisions on its identity subject read it: who claimed it
  * (anonymous ids only), its properties and its merge mark (the sequence of the last claim that
  * merged another record into it; claims move it from other subjects, so no fact of this subject
- * does).
+ * does), and its lifetime revenue (absent: none recorded).
  */
-export type IdentityState = { claimer: string | null; properties: Properties; mergedAtSeq: number };
+export type IdentityState = { claimer: string | null; properties: Properties; mergedAtSeq: number; revenue?: UserRevenue };
+
+/** The last revenue figure recorded for a user and the time it holds for. */
+export type UserRevenue = { cents: number; syncedAt: string | null };
 
 /** Where a fact comes from and when: its new id, the caller's team, project and app, and the time. */
 export type FactOrigin = { factId: string; teamId: string; projectId: string; appId: string; at: string };
@@ -25,7 +28,17 @@ export type IdentityCommand =
       /** Events the read model still holds under the anonymous id. */
       strays: number;
     }
-  | { type: "ChangeUserProperties"; origin: FactOrigin; userId: string; patch: PropertyPatch; source: UserPropertiesChanged["source"] };
+  | { type: "ChangeUserProperties"; origin: FactOrigin; userId: string; patch: PropertyPatch; source: UserPropertiesChanged["source"] }
+  | {
+      type: "SyncUserRevenue";
+      origin: FactOrigin;
+      userId: string;
+      /** `set`: the provider's lifetime figure; `add`: one transaction's amount (a webhook event, negative for a refund). */
+      mode: "set" | "add";
+      cents: number;
+      /** When the figure holds: the sync's time, or the webhook event's. */
+      syncedAt: string;
+    };
 
 const header = (origin: FactOrigin) => ({
   v: 1 as const,
@@ -83,12 +96,33 @@ function changeProperties(state: IdentityState, command: Extract<IdentityCommand
   return [fact];
 }
 
+/**
+ * A figure older than the one recorded changes nothing: the recorded one already includes it
+ * (a sync reads the provider's whole history) or it is the same delivery again (a webhook's time
+ * is its event's), which makes redeliveries harmless. An addition never takes the total below 0.
+ */
+function syncRevenue(state: IdentityState, command: Extract<IdentityCommand, { type: "SyncUserRevenue" }>): IdentityFact[] {
+  const recorded = state.revenue ?? { cents: 0, syncedAt: null };
+  if (recorded.syncedAt !== null && command.syncedAt <= recorded.syncedAt) return [];
+  const cents = Math.max(0, command.mode === "set" ? command.cents : recorded.cents + command.cents);
+  const fact: UserRevenueSynced = {
+    type: "UserRevenueSynced",
+    ...header(command.origin),
+    user_id: command.userId,
+    lifetime_revenue_usd_cents: cents,
+    synced_at: command.syncedAt,
+  };
+  return [fact];
+}
+
 function decide(state: IdentityState, command: IdentityCommand): IdentityFact[] {
   switch (command.type) {
     case "ClaimUser":
       return claim(state, command);
     case "ChangeUserProperties":
       return changeProperties(state, command);
+    case "SyncUserRevenue":
+      return syncRevenue(state, command);
   }
 }
 
@@ -102,6 +136,9 @@ function evolve(state: IdentityState, fact: IdentityFact): IdentityState {
       // Decided before a claim of this user or a merge into it: superseded, not applied.
       if (state.claimer !== null || fact.merged_at_seq !== state.mergedAtSeq) return state;
       return { ...state, properties: applyPatch(state.properties, fact) };
+    case "UserRevenueSynced":
+      if (state.claimer !== null) return state;
+      return { ...state, revenue: { cents: fact.lifetime_revenue_usd_cents, syncedAt: fact.synced_at } };
     default:
       return state;
   }

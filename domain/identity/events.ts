@@ -44,10 +44,24 @@ export const userPropertiesChanged = z.object({
   user_id: z.string().min(1),
   set: z.record(z.string()),
   unset: z.array(z.string()),
-  source: z.enum(["api", "attribution"]),
+  source: z.enum(["api", "attribution", "subprov"]),
   merged_at_seq: z.number().int().nonnegative(),
 });
 export type UserPropertiesChanged = z.infer<typeof userPropertiesChanged>;
 
-export const identityFact = z.discriminatedUnion("type", [userClaimed, userPropertiesChanged]);
+/**
+ * A user's lifetime revenue in USD cents as the subscription provider reports it, and the time
+ * that figure holds for (`synced_at`: the sync's time, or the webhook event's). Published on the
+ * user's identity subject like a property change; read by the ads queries only (SPEC App user).
+ */
+export const userRevenueSynced = z.object({
+  type: z.literal("UserRevenueSynced"),
+  ...base,
+  user_id: z.string().min(1),
+  lifetime_revenue_usd_cents: z.number().int().nonnegative(),
+  synced_at: z.string().datetime({ precision: 3 }),
+});
+export type UserRevenueSynced = z.infer<typeof userRevenueSynced>;
+
+export const identityFact = z.discriminatedUnion("type", [userClaimed, userPropertiesChanged, userRevenueSynced]);
 export type IdentityFact = z.infer<typeof identityFact>;

@@ -18,6 +18,7 @@ export function decodeIngestFact(data: Uint8Array): IngestFact {
       return { kind: "events", fact: eventsIngestedHeader.parse(raw) as EventsIngested };
     case "UserClaimed":
     case "UserPropertiesChanged":
+    case "UserRevenueSynced":
       return { kind: "identity", fact: identityFact.parse(raw) };
     default:
       return { kind: "other", type: raw?.type };

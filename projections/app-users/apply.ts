@@ -8,6 +8,7 @@ import type { Projection } from "../_runtime/projection.ts";
 import { ActivityFold } from "./activity.ts";
 import { applyClaim } from "./claim.ts";
 import { applyProperties } from "./properties.ts";
+import { applyRevenue } from "./revenue.ts";
 import { claimersOf, claimKey } from "./records.ts";
 import { writeActivity } from "./upsert.ts";
 
@@ -30,8 +31,16 @@ async function writeRun(tx: DatabaseTransactionConnection, run: EventsIngested[]
   if (!fold.isEmpty) await writeActivity(tx, fold);
 }
 
-const applyIdentity = (tx: DatabaseTransactionConnection, fact: IdentityFact, seq: number) =>
-  fact.type === "UserClaimed" ? applyClaim(tx, fact, seq) : applyProperties(tx, fact, seq);
+function applyIdentity(tx: DatabaseTransactionConnection, fact: IdentityFact, seq: number): Promise<void> {
+  switch (fact.type) {
+    case "UserClaimed":
+      return applyClaim(tx, fact, seq);
+    case "UserPropertiesChanged":
+      return applyProperties(tx, fact, seq);
+    case "UserRevenueSynced":
+      return applyRevenue(tx, fact, seq);
+  }
+}
 
 /**
  * Moves each subject's version to the last identity fact of the batch applied on it, in the same

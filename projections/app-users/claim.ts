@@ -33,6 +33,11 @@ function mergedRecord(anonymous: AppUserRecord, identified: AppUserRecord, seq: 
   merged.claimed_from = appendOnce(identified.claimed_from, ...(anonymous.claimed_from ?? []), anonymous.user_id);
   merged.properties = mergeOnClaim(anonymous.properties, identified.properties);
   merged.merged_at_seq = seq;
+  // One customer at the provider under two ids: the figure synced last is the current one.
+  if (anonymous.revenue_synced_at !== null && (identified.revenue_synced_at === null || anonymous.revenue_synced_at > identified.revenue_synced_at)) {
+    merged.lifetime_revenue_usd_cents = anonymous.lifetime_revenue_usd_cents;
+    merged.revenue_synced_at = anonymous.revenue_synced_at;
+  }
   return merged;
 }
 
@@ -110,6 +115,7 @@ async function writeRecord(tx: DatabaseTransactionConnection, record: AppUserRec
       last_preferred_language = ${record.last_preferred_language}, last_preferred_language_at = ${record.last_preferred_language_at},
       is_dev = ${record.is_dev}, is_dev_at = ${record.is_dev_at},
       claimed_from = ${sql.array(record.claimed_from ?? [], "text")}, properties = ${sql.jsonb(record.properties)},
-      merged_at_seq = ${record.merged_at_seq}
+      merged_at_seq = ${record.merged_at_seq},
+      lifetime_revenue_usd_cents = ${record.lifetime_revenue_usd_cents}, revenue_synced_at = ${record.revenue_synced_at}
      where id = ${record.id}`);
 }

@@ -27,13 +27,16 @@ export const recordRow = z.object({
   claimed_from: z.array(z.string()).nullable(),
   properties: z.record(z.string()),
   merged_at_seq: z.number(),
+  lifetime_revenue_usd_cents: z.number(),
+  revenue_synced_at: z.string().nullable(),
 });
 export type AppUserRecord = z.infer<typeof recordRow>;
 
 const COLUMNS = sql.fragment`
   id, project_id, user_id, is_anonymous, first_seen_at, last_seen_at, last_country_code, last_country_at,
   last_app_version, last_app_version_at, last_sdk_name, last_sdk_version, last_sdk_at, last_locale, last_locale_at,
-  last_preferred_language, last_preferred_language_at, is_dev, is_dev_at, claimed_from, properties, merged_at_seq`;
+  last_preferred_language, last_preferred_language_at, is_dev, is_dev_at, claimed_from, properties, merged_at_seq,
+  lifetime_revenue_usd_cents, revenue_synced_at`;
 
 /** The user's row; `forUpdate` inside the projector, which is the only writer. */
 export const recordOf = (db: CommonQueryMethods, projectId: string, userId: string, forUpdate = false) =>
@@ -76,11 +79,24 @@ export const wasSuperseded = async (db: CommonQueryMethods, factId: string) =>
  * Properties come out sorted, as a merge leaves them, so an unchanged answer reads like a changed one.
  */
 export async function identityStateOf(db: CommonQueryMethods, projectId: string, userId: string): Promise<IdentityState> {
-  const row = await db.one(sql.type(z.object({ claimer: z.string().nullable(), properties: z.record(z.string()).nullable(), merged_at_seq: z.number().nullable() }))`
+  const row = await db.one(sql.type(
+    z.object({
+      claimer: z.string().nullable(),
+      properties: z.record(z.string()).nullable(),
+      merged_at_seq: z.number().nullable(),
+      lifetime_revenue_usd_cents: z.number().nullable(),
+      revenue_synced_at: z.string().nullable(),
+    }),
+  )`
     select
       (select user_id from app_user_claims where project_id = ${projectId} and anonymous_id = ${userId}) as claimer,
-      u.properties, u.merged_at_seq
+      u.properties, u.merged_at_seq, u.lifetime_revenue_usd_cents, u.revenue_synced_at
     from (values (1)) as one
     left join app_users u on u.project_id = ${projectId} and u.user_id = ${userId}`);
-  return { claimer: row.claimer, properties: sortedProperties(row.properties ?? {}), mergedAtSeq: row.merged_at_seq ?? 0 };
+  return {
+    claimer: row.claimer,
+    properties: sortedProperties(row.properties ?? {}),
+    mergedAtSeq: row.merged_at_seq ?? 0,
+    revenue: { cents: row.lifetime_revenue_usd_cents ?? 0, syncedAt: row.revenue_synced_at },
+  };
 }

@@ -197,6 +197,35 @@ export function auditEntriesFor(event: DomainEvent, at: string): AuditEntryDraft
     // A scheduled digest is the system reporting, not a team action.
     case "IssueDigestPrepared":
       return [];
+    // Store ratings are the system observing the App Store, not a team action.
+    case "AppRatingsSnapshotted":
+      return [];
+    // An ad network pull is the system copying the network's data; its job run is the audited trigger.
+    case "AdEntitiesSynced":
+    case "AdMetricsSynced":
+      return [];
+    // Config changes name their keys only: values may be secrets, and the webhook secret never shows.
+    case "IntegrationCreated":
+      return [
+        entry(event.team_id, "create", "integration", event.integration_id, {
+          metadata: { project_id: event.project_id, provider: event.provider, config_keys: Object.keys(event.config).sort(), restored: event.restored },
+        }),
+      ];
+    case "IntegrationUpdated":
+      return [
+        entry(event.team_id, "update", "integration", event.integration_id, {
+          changes: {
+            ...Object.fromEntries(event.changed_keys.map((key) => [`config.${key}`, { after: "changed" }])),
+            ...(event.enabled === event.previous_enabled ? {} : { enabled: change(event.previous_enabled, event.enabled) }),
+          },
+          metadata: { project_id: event.project_id, provider: event.provider },
+        }),
+      ];
+    case "IntegrationDeleted":
+      return [entry(event.team_id, "delete", "integration", event.integration_id, { metadata: { project_id: event.project_id, provider: event.provider } })];
+    // The provider reporting a transfer is not a team action.
+    case "IntegrationTransferReceived":
+      return [];
     default: {
       const unhandled: never = event;
       throw new Error(`no audit mapping for ${(unhandled as { type: string }).type}`);

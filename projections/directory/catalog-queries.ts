@@ -80,8 +80,8 @@ const appColumns = sql.fragment`
   a.id, a.team_id, a.project_id, a.name, a.platform, a.bundle_id, k.secret as client_secret, a.created_at, a.updated_at`;
 
 /**
- * The API shape. Store ratings come from the ratings job, which does not exist yet: until it
- * does they are null for every platform, as the spec allows for apps without data.
+ * The API shape without store ratings: null until `apps/api/app-ratings.ts` adds the ratings
+ * read model's numbers, which only apple-platform apps have.
  */
 export function toApp(row: AppRow) {
   return {
@@ -138,9 +138,17 @@ export async function teamApps(db: CommonQueryMethods, teamId: string): Promise<
 export const projectAppIds = (db: CommonQueryMethods, projectId: string) =>
   db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from apps where project_id = ${projectId} order by id`);
 
-/** Active apple-platform apps of every team: the ones store ratings exist for. */
-export const appleAppCount = (db: CommonQueryMethods) =>
-  db.oneFirst(sql.type(z.object({ count: z.number() }))`select count(*)::int as count from apps where platform = 'apple' and deleted_at is null`);
+export const appleAppRow = z.object({ id: z.string(), team_id: z.string(), project_id: z.string(), bundle_id: z.string() });
+export type AppleAppRow = z.infer<typeof appleAppRow>;
+
+/**
+ * Active apple-platform apps of every team with their bundle ids, oldest first: the ones store
+ * ratings exist for (the app_ratings_sync job). An apple app always has a bundle id.
+ */
+export const appleApps = (db: CommonQueryMethods) =>
+  db.any(sql.type(appleAppRow)`
+    select id, team_id, project_id, bundle_id from apps
+     where platform = 'apple' and deleted_at is null and bundle_id is not null order by created_at, id`);
 
 /** Every active project, oldest first: the issue digest job goes through them all. */
 export const allActiveProjects = (db: CommonQueryMethods) =>

@@ -5,7 +5,8 @@ import { PLATFORMS } from "../../../domain/apps/events.ts";
 import { keySecret } from "../../../domain/keys/decider.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { newId, randomToken } from "../../../domain/shared/ids.ts";
-import { activeApp, activeProject, appsOfTeams, teamApps, toApp } from "../../../projections/directory/catalog-queries.ts";
+import { activeApp, activeProject, appsOfTeams, teamApps } from "../../../projections/directory/catalog-queries.ts";
+import { presentApp as withStoreRatings, presentApps } from "../app-ratings.ts";
 import { creatorOf, team, visibleTeams, type Rule } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleApp } from "../resource-access.ts";
@@ -65,7 +66,7 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
   async function presentApp(appId: string) {
     const app = await activeApp(deps.pool, appId);
     if (!app) throw notFound("app");
-    return toApp(app);
+    return withStoreRatings(deps.pool, app);
   }
 
   /** The decider's state of a team's apps. */
@@ -80,14 +81,14 @@ export function appRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const teams = await visibleTeams(deps, request.caller, READ, request.query.team_id);
-        return { apps: (await appsOfTeams(deps.pool, teams)).map(toApp) };
+        return { apps: await presentApps(deps.pool, await appsOfTeams(deps.pool, teams)) };
       },
     );
 
     app.get(
       "/:id",
       { schema: { summary: "Get an app", tags, params: idParams, response: { 200: appBody } }, config: { access: team(READ) } },
-      async (request) => toApp(await accessibleApp(deps, request.caller, request.params.id, READ)),
+      async (request) => withStoreRatings(deps.pool, await accessibleApp(deps, request.caller, request.params.id, READ)),
     );
 
     app.post(

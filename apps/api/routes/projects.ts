@@ -4,7 +4,8 @@ import { projectsDecider } from "../../../domain/projects/decider.ts";
 import { ISSUE_ALERT_FREQUENCIES } from "../../../domain/projects/settings.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { newId, SLUG_PATTERN } from "../../../domain/shared/ids.ts";
-import { activeProject, appsOfProject, projectsOfTeams, teamProjects, toApp, toProject } from "../../../projections/directory/catalog-queries.ts";
+import { activeProject, appsOfProject, projectsOfTeams, teamProjects, toProject } from "../../../projections/directory/catalog-queries.ts";
+import { presentApps } from "../app-ratings.ts";
 import { team, visibleTeams, type Rule } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
@@ -85,7 +86,7 @@ export function projectRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       },
       async (request) => {
         const project = await accessibleProject(deps, request.caller, request.params.id, READ);
-        return { ...toProject(project), apps: (await appsOfProject(deps.pool, project.id)).map(toApp) };
+        return { ...toProject(project), apps: await presentApps(deps.pool, await appsOfProject(deps.pool, project.id)) };
       },
     );
 

@@ -38,12 +38,16 @@ export const appBody = z.object({
   platform: z.enum(PLATFORMS),
   bundle_id: z.string().nullable(),
   client_secret: z.string(),
-  worldwide_average_rating: z.number().nullable(),
-  worldwide_rating_count: z.number().int().nullable(),
-  worldwide_current_version_rating: z.number().nullable(),
-  worldwide_current_version_rating_count: z.number().int().nullable(),
-  worldwide_rating_count_delta: z.number().int().nullable(),
-  ratings_synced_at: timestamp.nullable(),
+  worldwide_average_rating: z.number().nullable().describe("App Store rating across storefronts, each storefront's average weighted by its rating count (2 decimals); apple apps only"),
+  worldwide_rating_count: z.number().int().nullable().describe("ratings across storefronts, all versions; apple apps only"),
+  worldwide_current_version_rating: z.number().nullable().describe("as worldwide_average_rating, for the current version"),
+  worldwide_current_version_rating_count: z.number().int().nullable().describe("ratings of the current version across storefronts"),
+  worldwide_rating_count_delta: z
+    .number()
+    .int()
+    .nullable()
+    .describe("change of worldwide_rating_count since the previous daily snapshot, over the storefronts of that snapshot (one gone counts its whole count lost, a new one 0); null without a previous snapshot"),
+  ratings_synced_at: timestamp.nullable().describe("when the latest ratings snapshot was taken; null before the first sync and for other platforms"),
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -47,5 +47,6 @@ export const TAGS = {
   devices: "devices",
   feedback: "feedback",
   issues: "issues",
+  integrations: "integrations",
   operations: "operations",
 } as const;

@@ -1,0 +1,61 @@
+import { sql, type DatabaseTransactionConnection } from "slonik";
+import { decodeDomainEnvelope } from "../../domain/events.ts";
+import type { IntegrationFact } from "../../domain/integrations/events.ts";
+import type { Fact, Projection } from "../_runtime/projection.ts";
+import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
+
+/** Integration facts travel on `<ns>.d.integrations.<project_id>` (README.md); other subjects are skipped undecoded. */
+const isIntegrationsSubject = (subject: string): boolean => subject.split(".", 3)[2] === "integrations";
+
+async function applyFact(tx: DatabaseTransactionConnection, fact: IntegrationFact): Promise<void> {
+  switch (fact.type) {
+    case "IntegrationCreated":
+      // A restore keeps the row's id and creation time; config, secret and state are the new ones.
+      await tx.query(sql.unsafe`
+        insert into integrations (id, team_id, project_id, provider, config, webhook_secret, enabled, created_at, updated_at, deleted_at)
+        values (${fact.integration_id}, ${fact.team_id}, ${fact.project_id}, ${fact.provider}, ${sql.jsonb(fact.config)}, ${fact.webhook_secret},
+                true, ${fact.created_at}, ${fact.created_at}, null)
+        on conflict (project_id, provider) do update set
+          config = excluded.config, webhook_secret = excluded.webhook_secret, enabled = true, updated_at = excluded.updated_at, deleted_at = null`);
+      return;
+    case "IntegrationUpdated":
+      await tx.query(sql.unsafe`
+        update integrations set config = ${sql.jsonb(fact.config)}, enabled = ${fact.enabled}, updated_at = ${fact.updated_at}
+         where id = ${fact.integration_id}`);
+      return;
+    case "IntegrationDeleted":
+      await tx.query(sql.unsafe`update integrations set deleted_at = ${fact.deleted_at} where id = ${fact.integration_id} and deleted_at is null`);
+      return;
+    case "IntegrationTransferReceived":
+      // The worker acts on it (apps/worker/subprov-transfers.ts); nothing to show.
+      return;
+    default: {
+      const unhandled: never = fact;
+      throw new Error(`integrations cannot apply ${(unhandled as { type: string }).type}`);
+    }
+  }
+}
+
+const isIntegrationFact = (event: { type: string }): event is IntegrationFact => event.type.startsWith("Integration");
+
+async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
+  if (!isIntegrationsSubject(fact.subject)) return;
+  await recordSubjectVersion(tx, "integration_versions", fact);
+}
+
+/** The `integrations` read model, from the DOMAIN stream: each project's integrations and the subject's version (README.md). */
+export const integrationsProjection: Projection = {
+  name: "integrations",
+  stream: "DOMAIN",
+  migrationsDir: new URL("./migrations/", import.meta.url),
+  apply: async (tx, facts) => {
+    for (const fact of facts) {
+      if (!isIntegrationsSubject(fact.subject)) continue;
+      const envelope = decodeDomainEnvelope(fact.data);
+      for (const event of envelope.events) if (isIntegrationFact(event)) await applyFact(tx, event);
+      await recordVersion(tx, fact);
+    }
+  },
+  // A parked fact still takes its place in the subject's history, so later commands can go on.
+  parked: recordVersion,
+};
