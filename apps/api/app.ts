@@ -29,6 +29,7 @@ import { auditLogRoutes } from "./routes/audit-logs.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 import { eventExportRoutes } from "./routes/events-export.ts";
+import { mcpRoutes } from "./routes/mcp.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { funnelAnalyticsRoutes, funnelCompletionRoutes } from "./routes/funnel-analytics.ts";
 import { projectFunnelRoutes, teamFunnelRoutes } from "./routes/funnel-definitions.ts";
@@ -100,6 +101,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(importRoutes(deps), { prefix: "/v1" });
   await app.register(eventRoutes(deps), { prefix: "/v1/events" });
   await app.register(eventExportRoutes(deps), { prefix: "/v1/events" });
+  await app.register(mcpRoutes(app));
   await app.register(attachmentIngestRoutes(deps), { prefix: "/v1/ingest" });
   await app.register(attachmentDownloadRoutes(deps), { prefix: "/v1/attachments" });
   await app.register(attachmentRoutes(deps), { prefix: "/v1/attachments" });
