@@ -129,6 +129,7 @@ describe("tools", () => {
     await ok("get-app", { id: app.id });
     const newApp = await ok("create-app", { project_id: created.id, name: "Agent app", platform: "web", bundle_id: "agent.example.com" });
     expect((await ok("create-import-key", { name: "history", app_id: newApp.id })).api_key.secret).toMatch(/^svc_import_/);
+    await ok("rename-app", { id: newApp.id, name: "Agent web app" });
     await waitUntil("the user", async () => (await http.get(`/v1/apps/${app.id}/users`, { token: owner.token })).body.users?.length > 0, 10_000);
     await ok("list-app-users", { id: app.id });
     await ok("list-users");
@@ -141,7 +142,11 @@ describe("tools", () => {
     expect(investigated.session_timeline.map((event: any) => event.message)).toContain("metric:checkout:start");
     expect(investigated.user_events_around).toHaveLength(3);
 
-    await ok("define-metric", { projectId: project.id, name: "Checkout", slug: "checkout" });
+    const defined = await ok("define-metric", { projectId: project.id, name: "Checkout", slug: "checkout" });
+    await ok("list-team-metrics", { team_id: owner.teamId });
+    await ok("get-metric-by-id", { id: defined.id });
+    await ok("get-team-metric-stats", { team_id: owner.teamId });
+    await ok("count-metric-completions", { project_id: project.id });
     await ok("list-metrics", { projectId: project.id });
     await ok("get-metric", { projectId: project.id, slug: "checkout" });
     await ok("update-metric", { projectId: project.id, slug: "checkout", name: "Checkout flow" });
@@ -149,7 +154,18 @@ describe("tools", () => {
     await ok("list-metric-events", { projectId: project.id, slug: "checkout" });
     await ok("get-metric-stats", { projectId: project.id });
     await ok("delete-metric", { projectId: project.id, slug: "checkout" });
-    await ok("create-funnel", { projectId: project.id, name: "Onboarding", slug: "onboarding", steps: [{ name: "Opened", event_filter: { step_name: "opened" } }, { name: "Signed up", event_filter: { step_name: "signed_up" } }] });
+    const createdFunnel = await ok("create-funnel", {
+      projectId: project.id,
+      name: "Onboarding",
+      slug: "onboarding",
+      steps: [
+        { name: "Opened", event_filter: { step_name: "opened" } },
+        { name: "Signed up", event_filter: { step_name: "signed_up" } },
+      ],
+    });
+    await ok("list-team-funnels", { team_id: owner.teamId });
+    await ok("get-funnel-by-id", { id: createdFunnel.id });
+    await ok("count-funnel-completions", { project_id: project.id });
     await ok("list-funnels", { projectId: project.id });
     await ok("get-funnel", { projectId: project.id, slug: "onboarding" });
     await ok("update-funnel", { projectId: project.id, slug: "onboarding", name: "Onboarding flow" });
@@ -180,10 +196,14 @@ describe("tools", () => {
     await ok("list-feedback", { projectId: project.id });
     await ok("get-feedback", { projectId: project.id, id: feedbackId });
     await ok("update-feedback-status", { projectId: project.id, id: feedbackId, status: "in_review" });
-    await ok("add-feedback-comment", { projectId: project.id, id: feedbackId, body: "Thanks!" });
+    const feedbackComment = await ok("add-feedback-comment", { projectId: project.id, id: feedbackId, body: "Thanks!" });
+    await ok("list-feedback-comments", { projectId: project.id, id: feedbackId });
+    await ok("edit-feedback-comment", { projectId: project.id, id: feedbackId, commentId: feedbackComment.id, body: "Thanks, fixed." });
+    await ok("delete-feedback-comment", { projectId: project.id, id: feedbackId, commentId: feedbackComment.id });
     await ok("delete-feedback", { projectId: project.id, id: feedbackId });
 
     await ok("list-attachments", { project_id: project.id });
+    await ok("get-attachment-usage", { projectId: project.id });
     await refused("get-attachment", { id: randomUUID() }, 404);
     // Deleting needs events:write, which agent keys cannot hold: refused as over HTTP.
     await refused("delete-attachment", { id: randomUUID() }, 403);

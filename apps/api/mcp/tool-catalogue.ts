@@ -3,7 +3,9 @@
  * a tool validates and refuses exactly as the route does. Names are kebab-case, verb first; the
  * inputs are the route's path, query and body parameters under their HTTP names (openapi-tools.ts
  * reads them from the OpenAPI document). `fixed` body fields are set by the tool itself (a status
- * move per tool reads better to an agent than one tool with a status enum).
+ * move per tool reads better to an agent than one tool with a status enum). Routes that take a
+ * user session only (teams, members, invitations, key management, deleting projects and apps) have no tool: an agent key is
+ * refused there.
  */
 export type ToolRoute = { name: string; method: "GET" | "POST" | "PATCH" | "DELETE"; path: string; fixed?: Record<string, unknown>; description?: string };
 
@@ -26,6 +28,7 @@ export const TOOL_ROUTES: readonly ToolRoute[] = [
   { name: "list-apps", method: "GET", path: "/v1/apps" },
   { name: "get-app", method: "GET", path: "/v1/apps/{id}" },
   { name: "create-app", method: "POST", path: "/v1/apps" },
+  { name: "rename-app", method: "PATCH", path: "/v1/apps/{id}" },
   {
     name: "create-import-key",
     method: "POST",
@@ -51,12 +54,19 @@ export const TOOL_ROUTES: readonly ToolRoute[] = [
   { name: "query-metric", method: "GET", path: `${metric}/query` },
   { name: "list-metric-events", method: "GET", path: `${metric}/events` },
   { name: "get-metric-stats", method: "GET", path: "/v1/projects/{projectId}/metric-stats" },
+  { name: "list-team-metrics", method: "GET", path: "/v1/metrics" },
+  { name: "get-metric-by-id", method: "GET", path: "/v1/metrics/by-id/{id}" },
+  { name: "get-team-metric-stats", method: "GET", path: "/v1/metric-stats" },
+  { name: "count-metric-completions", method: "GET", path: "/v1/metrics/completions/count" },
   { name: "list-funnels", method: "GET", path: "/v1/projects/{projectId}/funnels" },
   { name: "get-funnel", method: "GET", path: funnel },
   { name: "create-funnel", method: "POST", path: "/v1/projects/{projectId}/funnels" },
   { name: "update-funnel", method: "PATCH", path: funnel },
   { name: "delete-funnel", method: "DELETE", path: funnel },
   { name: "query-funnel", method: "GET", path: `${funnel}/query` },
+  { name: "list-team-funnels", method: "GET", path: "/v1/funnels" },
+  { name: "get-funnel-by-id", method: "GET", path: "/v1/funnels/by-id/{id}" },
+  { name: "count-funnel-completions", method: "GET", path: "/v1/funnels/completions/count" },
   // Issues
   { name: "list-issues", method: "GET", path: "/v1/projects/{projectId}/issues" },
   { name: "list-all-issues", method: "GET", path: "/v1/issues" },
@@ -77,11 +87,15 @@ export const TOOL_ROUTES: readonly ToolRoute[] = [
   { name: "get-feedback", method: "GET", path: feedback },
   { name: "update-feedback-status", method: "PATCH", path: feedback },
   { name: "delete-feedback", method: "DELETE", path: feedback },
+  { name: "list-feedback-comments", method: "GET", path: `${feedback}/comments` },
   { name: "add-feedback-comment", method: "POST", path: `${feedback}/comments` },
+  { name: "edit-feedback-comment", method: "PATCH", path: `${feedback}/comments/{commentId}` },
+  { name: "delete-feedback-comment", method: "DELETE", path: `${feedback}/comments/{commentId}` },
   // Attachments
   { name: "list-attachments", method: "GET", path: "/v1/attachments" },
   { name: "get-attachment", method: "GET", path: "/v1/attachments/{id}" },
   { name: "delete-attachment", method: "DELETE", path: "/v1/attachments/{id}" },
+  { name: "get-attachment-usage", method: "GET", path: "/v1/projects/{projectId}/attachment-usage" },
   // Jobs and the audit log
   { name: "list-jobs", method: "GET", path: "/v1/teams/{teamId}/jobs" },
   { name: "get-job", method: "GET", path: "/v1/jobs/{runId}" },
