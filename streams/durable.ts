@@ -6,6 +6,9 @@ import type { Log } from "./connection.ts";
 import { NATS } from "./nats-handles.ts";
 import type { StoredMessage } from "./read.ts";
 
+/** Unacknowledged this long, a message is delivered again. */
+const ACK_WAIT_MS = 60_000;
+
 /** A stored message as a durable consumer hands it over: with the headers it was published with. */
 export type DeliveredMessage = StoredMessage & { header: (name: string) => string | undefined };
 
@@ -74,15 +77,27 @@ export function runDurableBatches(log: Log, options: DurableBatchOptions): { sto
         arrived?.();
       }
     })();
-    for (;;) {
-      if (queue.length === 0) {
-        if (ended) break;
-        await new Promise<void>((resolve) => (arrived = resolve));
-        arrived = undefined;
-        continue;
+    // Held messages (queued, or in a call that takes long) tell the server they are being worked
+    // on, so none is delivered again while it waits its turn.
+    let inCall: JsMsg[] = [];
+    const heartbeat = setInterval(() => {
+      for (const message of [...inCall, ...queue]) message.working();
+    }, ACK_WAIT_MS / 3);
+    try {
+      for (;;) {
+        if (queue.length === 0) {
+          if (ended) break;
+          await new Promise<void>((resolve) => (arrived = resolve));
+          arrived = undefined;
+          continue;
+        }
+        inCall = queue.splice(0, options.maxBatch);
+        const batch = inCall;
+        await settle(batch, () => options.handleBatch(batch.map(delivered)));
+        inCall = [];
       }
-      const batch = queue.splice(0, options.maxBatch);
-      await settle(batch, () => options.handleBatch(batch.map(delivered)));
+    } finally {
+      clearInterval(heartbeat);
     }
     await reader;
     if (failure) throw failure;
@@ -122,13 +137,15 @@ function consumeDurably(
             ack_policy: AckPolicy.Explicit,
             deliver_policy: DeliverPolicy.New,
             filter_subject: `${log.names.subjectRoot(options.stream)}.${options.filter}`,
-            ack_wait: nanos(60_000),
+            ack_wait: nanos(ACK_WAIT_MS),
             max_deliver: 20,
             ...(options.maxBatch === undefined ? {} : { max_ack_pending: 2 * options.maxBatch }),
           })
-          .catch((error) => {
-            // An existing durable with the same name keeps its position.
+          .catch(async (error) => {
+            // An existing durable with the same name keeps its position; its limits follow this
+            // code (one created before batching has no max_ack_pending of its own).
             if (!(error instanceof JetStreamApiError)) throw error;
+            if (options.maxBatch !== undefined) await jsm.consumers.update(stream, durable, { max_ack_pending: 2 * options.maxBatch, ack_wait: nanos(ACK_WAIT_MS) });
           });
         const consumer = await js.consumers.get(stream, durable);
         const messages = await consumer.consume(pull);

@@ -77,7 +77,7 @@ export async function importEvents(target: ServiceTarget, file: string): Promise
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ events: batch }),
-    });
+    }, { safeToRepeat: false });
     if (!response.ok) throw new Error(`import refused at line ${batchLines[0]} (${response.status}): ${await errorOf(response)}`);
     const answer = (await response.json()) as { accepted: number; updated: number; rejected: number; errors?: { index: number; message: string }[] };
     summary.accepted += answer.accepted;

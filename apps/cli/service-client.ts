@@ -11,11 +11,11 @@ export function serviceTarget(options: { url?: string; key?: string }): ServiceT
 }
 
 /**
- * A request to the service, repeated with backoff while it answers 429 or 503 or cannot be
- * reached (both are passing states of a busy or restarting service); other answers are returned.
- * Only for requests that are safe to repeat.
+ * A request to the service, repeated with backoff while it answers 429 or 503 (it did nothing)
+ * or, for a request safe to repeat, cannot be reached (a lost answer may hide a done request);
+ * other answers are returned.
  */
-export async function requestWithRetries(target: ServiceTarget, path: string, init: RequestInit = {}): Promise<Response> {
+export async function requestWithRetries(target: ServiceTarget, path: string, init: RequestInit = {}, options = { safeToRepeat: true }): Promise<Response> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     try {
@@ -26,6 +26,7 @@ export async function requestWithRetries(target: ServiceTarget, path: string, in
       lastError = new Error(`the service answered ${response.status}`);
       await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 500 * 2 ** attempt);
     } catch (error) {
+      if (!options.safeToRepeat) throw error;
       lastError = error;
       await sleep(500 * 2 ** attempt);
     }

@@ -10,9 +10,9 @@ export type SubprovSettings = { baseUrl: string; timeoutMs: number; retry?: Retr
 export type SubprovCredentials = { apiKey: string; providerProjectId: string };
 
 const entitlement = z.object({
-  expires_date: z.string().nullable(),
+  expires_date: z.string().datetime({ offset: true }).nullable(),
   product_identifier: z.string(),
-  purchase_date: z.string(),
+  purchase_date: z.string().datetime({ offset: true }),
 });
 
 /** `GET /v1/subscribers/{app_user_id}`: only the fields used; the rest passes unread. */
@@ -37,7 +37,7 @@ const subscription = z.object({
 
 /** A v2 list page: `items` and the path of the next page (null on the last). */
 const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ items: z.array(item), next_page: z.string().nullable() });
-const customer = z.object({ id: z.string(), first_seen_at: z.number() });
+const customer = z.object({ id: z.string(), first_seen_at: z.number().int().nonnegative().max(8.64e15) });
 
 export type Subscriber = { originalAppUserId: string; firstSeen: string; entitlements: Record<string, Entitlement> };
 export type CustomerPage = { customers: { id: string; firstSeenAt: string }[]; nextPage: string | null };

@@ -38,7 +38,9 @@ export async function syncUser(
   try {
     const subscriptions = await client.subscriptions(subscriber.originalAppUserId, options.signal);
     properties = { ...properties, ...subscriptionProperties(subscriptions) };
-    revenue = { mode: "set", cents: lifetimeRevenueCents(subscriptions), syncedAt: now.toISOString() };
+    // Stamped once the total is read: a webhook for a purchase the total already holds has an
+    // earlier event time and adds nothing (domain/identity/decider.ts).
+    revenue = { mode: "set", cents: lifetimeRevenueCents(subscriptions), syncedAt: new Date().toISOString() };
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;
     entitlementsOnly = true;

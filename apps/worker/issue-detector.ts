@@ -29,10 +29,10 @@ type ProjectErrors = { projectId: string; teamId: string; imported: boolean; eve
  * rate. Projects decide in parallel. Messages whose `Error-Events` header says none are skipped
  * without being decoded.
  *
- * A redelivered batch is decided again on a state that already holds its occurrences, which
- * decides nothing; within the stream's dedup window its message ids (derived from the batch's
- * sequences) drop the repeat before that. An error is an issue as soon as its batch is read, not at
- * the hourly scan.
+ * A redelivered message is decided again on a state that already holds its occurrences (one per
+ * issue and session), which decides nothing. The message ids derive from the batch's sequences, so
+ * the stream's dedup drops only a repeat batched the same way; the state is what makes redelivery
+ * safe. An error is an issue as soon as its batch is read, not at the hourly scan.
  */
 export function startIssueDetector(deps: CommandDeps & { logger: Logger; log: Log }): { stop: () => Promise<void> } {
   const logger = deps.logger.child({ component: "issue-detector" });

@@ -56,6 +56,10 @@ describe("sp_* properties from webhook events", () => {
     expect(eventUser(event({ app_user_id: "a", original_app_user_id: "b" }))).toBe("a");
     expect(eventUser(event({ app_user_id: null, original_app_user_id: "b" }))).toBe("b");
     expect(eventUser(event({ app_user_id: " " }))).toBeNull();
+    // The provider's anonymous ids name nobody here: its original id may, else nobody.
+    expect(eventUser(event({ app_user_id: "$RCAnonymousID:abc", original_app_user_id: "b" }))).toBe("b");
+    expect(eventUser(event({ app_user_id: "$RCAnonymousID:abc", original_app_user_id: "$RCAnonymousID:abc" }))).toBeNull();
+    expect(() => event({ event_timestamp_ms: 9e15 })).toThrow();
   });
 
   it("maps each event type and counts its price in cents", () => {

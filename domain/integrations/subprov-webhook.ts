@@ -14,13 +14,14 @@ export const subprovDelivery = z.object({
     .object({
       id: z.string().min(1).max(200),
       type: z.string().min(1).max(100),
-      event_timestamp_ms: z.number().int().nonnegative(),
+      // Bounded by the largest time a Date holds: beyond it, toISOString would throw.
+      event_timestamp_ms: z.number().int().nonnegative().max(8.64e15),
       app_user_id: z.string().max(200).nullish(),
       original_app_user_id: z.string().max(200).nullish(),
       product_id: z.string().nullish(),
       new_product_id: z.string().nullish(),
       period_type: z.string().nullish(),
-      purchased_at_ms: z.number().int().nonnegative().nullish(),
+      purchased_at_ms: z.number().int().nonnegative().max(8.64e15).nullish(),
       environment: z.string().nullish(),
       entitlement_ids: z.array(z.string()).nullish(),
       price: z.number().finite().nullish(),
@@ -45,7 +46,9 @@ export function transferredUsers(event: SubprovEvent): string[] {
 
 /** The user a non-TRANSFER event is about: `app_user_id`, else `original_app_user_id`; null without either. */
 export function eventUser(event: SubprovEvent): string | null {
-  const id = event.app_user_id?.trim() || event.original_app_user_id?.trim();
+  // The provider's anonymous ids name nobody this service knows; the original id may.
+  const known = (id: string | null | undefined) => (id?.trim() && !id.trim().startsWith(PROVIDER_ANONYMOUS_PREFIX) ? id.trim() : undefined);
+  const id = known(event.app_user_id) ?? known(event.original_app_user_id);
   return id ? id : null;
 }
 

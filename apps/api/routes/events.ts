@@ -18,7 +18,6 @@ import { uuid } from "../validation.ts";
 /** Any member may read events; keys need events:read. Every call spends a rate-limit token. */
 const READ_EVENTS: Rule = { permission: "events:read", role: "member" };
 export const eventsAccess = team(READ_EVENTS, { rateLimited: true });
-const access = eventsAccess;
 const tags = [TAGS.events];
 
 export const filterQuery = z.object({
@@ -77,7 +76,7 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           response: { 200: eventPageBody },
           examples: { 200: exampleEventPage },
         },
-        config: { access },
+        config: { access: eventsAccess },
       },
       async (request) => {
         const { query } = request;
@@ -100,7 +99,7 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           response: { 200: eventCountBody },
           examples: { 200: exampleEventCount },
         },
-        config: { access },
+        config: { access: eventsAccess },
       },
       async (request) => countEvents(deps.pool, viewerOf(request.caller), toFilter(request.query)),
     );
@@ -115,7 +114,7 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           response: { 200: eventDetailBody },
           examples: { 200: exampleEventDetail },
         },
-        config: { access },
+        config: { access: eventsAccess },
       },
       async (request) => {
         const { id } = request.params;

@@ -92,8 +92,8 @@ export function mcpRoutes(root: FastifyInstance): FastifyPluginAsyncZod {
           const server = serverFor(request.headers.authorization!);
           const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
           reply.raw.on("close", () => {
-            void transport.close();
-            void server.close();
+            transport.close().catch(() => undefined);
+            server.close().catch(() => undefined);
           });
           await server.connect(transport);
           reply.hijack();
