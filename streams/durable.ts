@@ -145,7 +145,11 @@ function consumeDurably(
             // An existing durable with the same name keeps its position; its limits follow this
             // code (one created before batching has no max_ack_pending of its own).
             if (!(error instanceof JetStreamApiError)) throw error;
-            if (options.maxBatch !== undefined) await jsm.consumers.update(stream, durable, { max_ack_pending: 2 * options.maxBatch, ack_wait: nanos(ACK_WAIT_MS) });
+            if (options.maxBatch === undefined) return;
+            // A server that refuses the change still delivers under the old limits.
+            await jsm.consumers
+              .update(stream, durable, { max_ack_pending: 2 * options.maxBatch, ack_wait: nanos(ACK_WAIT_MS) })
+              .catch((refused: unknown) => logger.warn({ err: refused }, "could not update the consumer's limits; it keeps its old ones"));
           });
         const consumer = await js.consumers.get(stream, durable);
         const messages = await consumer.consume(pull);
