@@ -1,16 +1,18 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
-import type { AdsFact } from "../../domain/ads/events.ts";
+import { adsEvents, type AdsFact } from "../../domain/ads/events.ts";
 import { decodeDomainEnvelope } from "../../domain/events.ts";
+import { eventTypeGuard } from "../../domain/shared/event-types.ts";
 import type { Projection } from "../_runtime/projection.ts";
 import { jsonRows } from "../_runtime/sql.ts";
+import { subjectKindOf } from "../_runtime/subjects.ts";
 
 /**
  * Ad network facts travel on `<ns>.d.ads.<project>` (README.md). This read model sees every
  * DOMAIN fact; the subject tells the others apart without decoding them.
  */
-const isAdsSubject = (subject: string): boolean => subject.split(".", 3)[2] === "ads";
+const isAdsSubject = (subject: string): boolean => subjectKindOf(subject) === "ads";
 
-const isAdsFact = (event: { type: string }): event is AdsFact => event.type === "AdEntitiesSynced" || event.type === "AdMetricsSynced";
+const isAdsFact = eventTypeGuard(adsEvents);
 
 async function applyFact(tx: DatabaseTransactionConnection, fact: AdsFact): Promise<void> {
   switch (fact.type) {

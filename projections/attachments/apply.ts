@@ -4,6 +4,7 @@ import type { AttachmentFact } from "../../domain/attachments/events.ts";
 import { decodeDomainEnvelope } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
+import { subjectKindOf } from "../_runtime/subjects.ts";
 
 type Context = { tx: DatabaseTransactionConnection; at: string };
 
@@ -11,7 +12,7 @@ type Context = { tx: DatabaseTransactionConnection; at: string };
  * Attachment facts travel on `<ns>.d.attachments.<project_id>` (docs/architecture.md, Streams).
  * This read model sees every DOMAIN fact; the subject tells the others apart without decoding them.
  */
-const isAttachmentsSubject = (subject: string): boolean => subject.split(".", 3)[2] === "attachments";
+const isAttachmentsSubject = (subject: string): boolean => subjectKindOf(subject) === "attachments";
 
 const counted = z.object({ project_id: z.string(), size_bytes: z.number() });
 

@@ -3,12 +3,13 @@ import type { FeedbackFact } from "../../domain/feedback/events.ts";
 import { decodeDomainEnvelope } from "../../domain/events.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
+import { subjectKindOf } from "../_runtime/subjects.ts";
 
 /**
  * Feedback facts travel on `<ns>.d.feedback.<feedback_id>` (README.md). This read model sees
  * every DOMAIN fact; the subject tells the others apart without decoding them.
  */
-const isFeedbackSubject = (subject: string): boolean => subject.split(".", 3)[2] === "feedback";
+const isFeedbackSubject = (subject: string): boolean => subjectKindOf(subject) === "feedback";
 
 async function applyFact(tx: DatabaseTransactionConnection, at: string, fact: FeedbackFact): Promise<void> {
   switch (fact.type) {

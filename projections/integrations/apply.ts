@@ -1,11 +1,13 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import { decodeDomainEnvelope } from "../../domain/events.ts";
-import type { IntegrationFact } from "../../domain/integrations/events.ts";
+import { integrationEvents, type IntegrationFact } from "../../domain/integrations/events.ts";
+import { eventTypeGuard } from "../../domain/shared/event-types.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
+import { subjectKindOf } from "../_runtime/subjects.ts";
 
 /** Integration facts travel on `<ns>.d.integrations.<project_id>` (README.md); other subjects are skipped undecoded. */
-const isIntegrationsSubject = (subject: string): boolean => subject.split(".", 3)[2] === "integrations";
+const isIntegrationsSubject = (subject: string): boolean => subjectKindOf(subject) === "integrations";
 
 async function applyFact(tx: DatabaseTransactionConnection, fact: IntegrationFact): Promise<void> {
   switch (fact.type) {
@@ -36,7 +38,7 @@ async function applyFact(tx: DatabaseTransactionConnection, fact: IntegrationFac
   }
 }
 
-const isIntegrationFact = (event: { type: string }): event is IntegrationFact => event.type.startsWith("Integration");
+const isIntegrationFact = eventTypeGuard(integrationEvents);
 
 async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
   if (!isIntegrationsSubject(fact.subject)) return;

@@ -6,9 +6,10 @@ import { DetectionRun, type DetectionFact } from "./detection-run.ts";
 import { mergeIssues } from "./merge.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
+import { subjectKindOf } from "../_runtime/subjects.ts";
 
 /** Issue facts travel on `<ns>.d.issues.<project_id>`; the subject tells them apart without decoding others. */
-const isIssuesSubject = (subject: string): boolean => subject.split(".", 3)[2] === "issues";
+const isIssuesSubject = (subject: string): boolean => subjectKindOf(subject) === "issues";
 
 /** Every issue fact but the detector's runs (DetectionRun). */
 async function applyFact(tx: DatabaseTransactionConnection, fact: Exclude<IssueFact, DetectionFact>): Promise<void> {

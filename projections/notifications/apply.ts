@@ -4,6 +4,7 @@ import { isNotificationFact, type NotificationFact } from "../../domain/notifica
 import { tokenKey } from "../../domain/notifications/rules.ts";
 import type { Fact, Projection } from "../_runtime/projection.ts";
 import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
+import { subjectKindOf } from "../_runtime/subjects.ts";
 
 /**
  * Inbox facts travel on `<ns>.d.inbox.<user>`, delivery outcomes on `<ns>.d.delivery.<notification>`,
@@ -11,7 +12,7 @@ import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
  * tells the others apart without decoding them.
  */
 const SUBJECTS: ReadonlySet<string> = new Set(["inbox", "delivery", "device"]);
-const isOwnSubject = (subject: string): boolean => SUBJECTS.has(subject.split(".", 3)[2] ?? "");
+const isOwnSubject = (subject: string): boolean => SUBJECTS.has(subjectKindOf(subject) ?? "");
 
 async function recordDelivery(tx: DatabaseTransactionConnection, fact: Extract<NotificationFact, { type: "NotificationDelivered" | "NotificationDeliveryFailed" }>): Promise<void> {
   const delivered = fact.type === "NotificationDelivered";

@@ -4,9 +4,10 @@ import { decodeDomainEnvelope } from "../../domain/events.ts";
 import { isRatingsFact, type AppRatingsSnapshotted } from "../../domain/ratings/events.ts";
 import { ratingCountDelta, worldwideRatings } from "../../domain/ratings/worldwide.ts";
 import type { Projection } from "../_runtime/projection.ts";
+import { subjectKindOf } from "../_runtime/subjects.ts";
 
 /** Ratings facts travel on `<ns>.d.ratings.<app_id>`; the subject tells them apart without decoding others. */
-const isRatingsSubject = (subject: string): boolean => subject.split(".", 3)[2] === "ratings";
+const isRatingsSubject = (subject: string): boolean => subjectKindOf(subject) === "ratings";
 
 const dayRow = z.object({ snapshot_date: z.string() });
 const countryRow = z.object({

@@ -1,5 +1,6 @@
 import type {} from "@fastify/cookie";
 import type { FastifyRequest } from "fastify";
+import type { TriggeredBy } from "../../../domain/jobs/catalogue.ts";
 import { unauthorized } from "../../../domain/shared/errors.ts";
 import type { KeyType } from "../../../domain/shared/permissions.ts";
 import { keyBySecret } from "../../../projections/directory/queries.ts";
@@ -16,6 +17,9 @@ export type KeyPrincipal = {
   createdBy: string | null;
 };
 export type Principal = UserPrincipal | KeyPrincipal;
+
+/** Who started a job run, as the run records it (SPEC, Job run `triggered_by`). */
+export const triggeredByOf = (caller: Principal): TriggeredBy => (caller.kind === "user" ? `manual:user:${caller.userId}` : `manual:api_key:${caller.keyId}`);
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 

@@ -10,7 +10,7 @@ import { waitUntilVisible } from "../../commands/command-handler.ts";
 import { runJobCommand } from "../../commands/job-command.ts";
 import { rowsOf, totalsOf, windowStart } from "../ads/answers.ts";
 import { actorOf, team, visibleTeams, type Rule } from "../auth/access.ts";
-import type { Principal } from "../auth/principal.ts";
+import { triggeredByOf, type Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
 import {
@@ -35,7 +35,6 @@ const READ: Rule = { permission: "users:read", role: "member" };
 const SYNC: Rule = { permission: "users:write", role: "admin" };
 const tags = [TAGS.users];
 
-const triggeredBy = (caller: Principal) => (caller.kind === "user" ? `manual:user:${caller.userId}` : `manual:api_key:${caller.keyId}`);
 
 /** `/v1/projects/:projectId/ads…`: a project's breakdowns and its sync. */
 export function projectAdsRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -63,7 +62,7 @@ export function projectAdsRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       const { seq } = await runJobCommand(
         deps.log,
         { projectId, jobType },
-        { type: "TriggerJob", runId, jobType, teamId, projectId, triggeredBy: triggeredBy(caller), params: {}, notify: false },
+        { type: "TriggerJob", runId, jobType, teamId, projectId, triggeredBy: triggeredByOf(caller), params: {}, notify: false },
         actorOf(caller),
       );
       if (seq !== null) await waitUntilVisible(deps, seq, ["jobs"]);

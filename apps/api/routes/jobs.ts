@@ -8,7 +8,7 @@ import { jobRunById, listJobRuns, toJobRun } from "../../../projections/jobs/que
 import { runJobCommand } from "../../commands/job-command.ts";
 import { waitUntilVisible } from "../../commands/command-handler.ts";
 import { actorOf, authorize, team, type Rule } from "../auth/access.ts";
-import type { Principal } from "../auth/principal.ts";
+import { triggeredByOf, type Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { page, parseBounds, parseKeysetCursor } from "../listing.ts";
 import { errorBody, TAGS } from "../schemas/common.ts";
@@ -32,7 +32,6 @@ const CANCEL_RUN: Rule = { permission: "jobs:write", role: "member" };
 
 const tags = [TAGS.jobs];
 
-const triggeredBy = (caller: Principal) => (caller.kind === "user" ? `manual:user:${caller.userId}` : `manual:api_key:${caller.keyId}`);
 
 /** `/v1/teams/:teamId/jobs…` (register with prefix /v1/teams). */
 export function teamJobRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -56,7 +55,7 @@ export function teamJobRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { teamId } = request.params;
         const { body, caller } = request;
-        const by = triggeredBy(caller);
+        const by = triggeredByOf(caller);
         const projectId = body.project_id ?? null;
         const jobType = checkTrigger(body.job_type, projectId, by);
         if (projectId !== null && (await activeProject(deps.pool, projectId))?.team_id !== teamId) throw notFound("project");

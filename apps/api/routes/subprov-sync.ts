@@ -8,7 +8,7 @@ import { runJobCommand } from "../../commands/job-command.ts";
 import { ProviderError } from "../../integrations/provider-http.ts";
 import { syncUser, type UserSync } from "../../integrations/subprov-sync.ts";
 import { actorOf, team } from "../auth/access.ts";
-import type { Principal } from "../auth/principal.ts";
+import { triggeredByOf } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { enabledIntegration, WRITE } from "../integrations/access.ts";
 import { accessibleProject } from "../resource-access.ts";
@@ -17,7 +17,6 @@ import { syncStartedBody, syncUserParams, userSyncedBody } from "../schemas/inte
 
 const tags = [TAGS.integrations];
 
-const triggeredBy = (caller: Principal) => (caller.kind === "user" ? `manual:user:${caller.userId}` : `manual:api_key:${caller.keyId}`);
 
 /** `POST /subprov/sync` and `POST /subprov/sync/:userId` (register with prefix /v1/projects/:projectId/integrations). */
 export function subprovSyncRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
@@ -46,7 +45,7 @@ export function subprovSyncRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         const { seq } = await runJobCommand(
           deps.log,
           { projectId: project.id, jobType: "subprov_sync" },
-          { type: "TriggerJob", runId, jobType: "subprov_sync", teamId: project.team_id, projectId: project.id, triggeredBy: triggeredBy(request.caller), params: {}, notify: false },
+          { type: "TriggerJob", runId, jobType: "subprov_sync", teamId: project.team_id, projectId: project.id, triggeredBy: triggeredByOf(request.caller), params: {}, notify: false },
           actorOf(request.caller),
         );
         if (seq !== null) await waitUntilVisible(deps, seq, ["jobs"]);
