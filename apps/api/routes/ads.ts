@@ -2,15 +2,12 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ADS_WINDOW_DAYS } from "../../../domain/ads/sync.ts";
 import type { ProjectJobType } from "../../../domain/jobs/catalogue.ts";
 import { DomainError, notFound } from "../../../domain/shared/errors.ts";
-import { newId } from "../../../domain/shared/ids.ts";
 import { adEntityName, adsBreakdown, adsSyncState } from "../../../projections/ads/queries.ts";
 import { activeApp, projectAppIds, projectsOfTeams } from "../../../projections/directory/catalog-queries.ts";
 import { activeIntegration } from "../../../projections/integrations/queries.ts";
-import { waitUntilVisible } from "../../commands/command-handler.ts";
-import { runJobCommand } from "../../commands/job-command.ts";
 import { rowsOf, totalsOf, windowStart } from "../ads/answers.ts";
-import { actorOf, team, visibleTeams, type Rule } from "../auth/access.ts";
-import { triggeredByOf, type Principal } from "../auth/principal.ts";
+import { team, visibleTeams, type Rule } from "../auth/access.ts";
+import type { Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { accessibleProject } from "../resource-access.ts";
 import {
@@ -28,6 +25,7 @@ import {
   leavesParams,
   teamCampaignsBody,
 } from "../schemas/ads.ts";
+import { startJob } from "../start-job.ts";
 import { errorBody, TAGS } from "../schemas/common.ts";
 
 /** SPEC, Ads: `users:read` for reads, `users:write` plus admin for sync. */
@@ -57,16 +55,8 @@ export function projectAdsRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
    * (a sync asked for twice is one sync).
    */
   async function start(caller: Principal, teamId: string, projectId: string, jobType: ProjectJobType): Promise<string> {
-    const runId = newId();
     try {
-      const { seq } = await runJobCommand(
-        deps.log,
-        { projectId, jobType },
-        { type: "TriggerJob", runId, jobType, teamId, projectId, triggeredBy: triggeredByOf(caller), params: {}, notify: false },
-        actorOf(caller),
-      );
-      if (seq !== null) await waitUntilVisible(deps, seq, ["jobs"]);
-      return runId;
+      return await startJob(deps, caller, { teamId, projectId, jobType });
     } catch (error) {
       const existing = error instanceof DomainError && error.code === "conflict" ? error.extra.existing_run_id : undefined;
       if (typeof existing === "string") return existing;

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { checkTrigger } from "../../../domain/jobs/decider.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
-import { newId } from "../../../domain/shared/ids.ts";
 import { activeProject } from "../../../projections/directory/catalog-queries.ts";
 import { jobRunById, listJobRuns, toJobRun } from "../../../projections/jobs/queries.ts";
 import { runJobCommand } from "../../commands/job-command.ts";
@@ -12,6 +11,7 @@ import { triggeredByOf, type Principal } from "../auth/principal.ts";
 import type { ApiDeps } from "../deps.ts";
 import { page, parseBounds, parseKeysetCursor } from "../listing.ts";
 import { errorBody, TAGS } from "../schemas/common.ts";
+import { startJob } from "../start-job.ts";
 import {
   conflictWithRun,
   exampleJobRun,
@@ -59,14 +59,7 @@ export function teamJobRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         const projectId = body.project_id ?? null;
         const jobType = checkTrigger(body.job_type, projectId, by);
         if (projectId !== null && (await activeProject(deps.pool, projectId))?.team_id !== teamId) throw notFound("project");
-        const runId = newId();
-        const { seq } = await runJobCommand(
-          deps.log,
-          { projectId, jobType },
-          { type: "TriggerJob", runId, jobType, teamId, projectId, triggeredBy: by, params: body.params ?? {}, notify: body.notify ?? false },
-          actorOf(caller),
-        );
-        if (seq !== null) await waitUntilVisible(deps, seq, ["jobs"]);
+        const runId = await startJob(deps, caller, { teamId, projectId, jobType, params: body.params, notify: body.notify });
         const run = await jobRunById(deps.pool, runId);
         if (!run) throw notFound("job run");
         return reply.code(201).send({ job_run: toJobRun(run) });

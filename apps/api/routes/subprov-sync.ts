@@ -1,19 +1,16 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { SUBPROV } from "../../../domain/integrations/providers.ts";
 import { notFound, upstreamFailed } from "../../../domain/shared/errors.ts";
-import { newId } from "../../../domain/shared/ids.ts";
 import { identifiedUserCount } from "../../../projections/app-users/subprov-queries.ts";
-import { waitUntilVisible } from "../../commands/command-handler.ts";
-import { runJobCommand } from "../../commands/job-command.ts";
 import { ProviderError } from "../../integrations/provider-http.ts";
 import { syncUser, type UserSync } from "../../integrations/subprov-sync.ts";
-import { actorOf, team } from "../auth/access.ts";
-import { triggeredByOf } from "../auth/principal.ts";
+import { team } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
 import { enabledIntegration, WRITE } from "../integrations/access.ts";
 import { accessibleProject } from "../resource-access.ts";
 import { errorBody, projectParams, TAGS } from "../schemas/common.ts";
 import { syncStartedBody, syncUserParams, userSyncedBody } from "../schemas/integrations.ts";
+import { startJob } from "../start-job.ts";
 
 const tags = [TAGS.integrations];
 
@@ -41,14 +38,7 @@ export function subprovSyncRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         await enabledIntegration(deps, project.id, SUBPROV);
         const total = await identifiedUserCount(deps.pool, project.id);
         if (total === 0) return { synced: 0 as const, total: 0 as const };
-        const runId = newId();
-        const { seq } = await runJobCommand(
-          deps.log,
-          { projectId: project.id, jobType: "subprov_sync" },
-          { type: "TriggerJob", runId, jobType: "subprov_sync", teamId: project.team_id, projectId: project.id, triggeredBy: triggeredByOf(request.caller), params: {}, notify: false },
-          actorOf(request.caller),
-        );
-        if (seq !== null) await waitUntilVisible(deps, seq, ["jobs"]);
+        const runId = await startJob(deps, request.caller, { teamId: project.team_id, projectId: project.id, jobType: "subprov_sync" });
         return { syncing: true as const, total, job_run_id: runId };
       },
     );
