@@ -1,18 +1,9 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import { z } from "zod";
 import type { AttachmentFact } from "../../domain/attachments/events.ts";
-import { decodeDomainEnvelope } from "../../domain/events.ts";
-import type { Fact, Projection } from "../_runtime/projection.ts";
-import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
-import { subjectKindOf } from "../_runtime/subjects.ts";
+import { versionedModelProjection } from "../_runtime/versioned-model.ts";
 
 type Context = { tx: DatabaseTransactionConnection; at: string };
-
-/**
- * Attachment facts travel on `<ns>.d.attachments.<project_id>` (docs/architecture.md, Streams).
- * This read model sees every DOMAIN fact; the subject tells the others apart without decoding them.
- */
-const isAttachmentsSubject = (subject: string): boolean => subjectKindOf(subject) === "attachments";
 
 const counted = z.object({ project_id: z.string(), size_bytes: z.number() });
 
@@ -64,30 +55,14 @@ async function applyFact({ tx, at }: Context, fact: AttachmentFact): Promise<voi
 const isAttachmentFact = (event: { type: string }): event is AttachmentFact => event.type.startsWith("Attachment");
 
 /**
- * Moves the subject's version in the same transaction as the rows: a decision that reads the
- * version first and the usage second never decides on usage older than the version it expects.
- */
-async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
-  if (!isAttachmentsSubject(fact.subject)) return;
-  await recordSubjectVersion(tx, "attachment_versions", fact);
-}
-
-/**
  * The `attachments` read model, from the DOMAIN stream: one row per attachment, each project's
  * usage and the version of its attachments subject (README.md).
  */
-export const attachmentsProjection: Projection = {
+export const attachmentsProjection = versionedModelProjection({
   name: "attachments",
-  stream: "DOMAIN",
   migrationsDir: new URL("./migrations/", import.meta.url),
-  apply: async (tx, facts) => {
-    for (const fact of facts) {
-      if (!isAttachmentsSubject(fact.subject)) continue;
-      const envelope = decodeDomainEnvelope(fact.data);
-      for (const event of envelope.events) if (isAttachmentFact(event)) await applyFact({ tx, at: envelope.at }, event);
-      await recordVersion(tx, fact);
-    }
-  },
-  // A parked fact still takes its place in the subject's history, so reservations can go on.
-  parked: recordVersion,
-};
+  subjectKinds: ["attachments"],
+  versionsTable: "attachment_versions",
+  isOwnFact: isAttachmentFact,
+  applyFact: (tx, fact, at) => applyFact({ tx, at }, fact),
+});

@@ -1,15 +1,6 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
 import type { FeedbackFact } from "../../domain/feedback/events.ts";
-import { decodeDomainEnvelope } from "../../domain/events.ts";
-import type { Fact, Projection } from "../_runtime/projection.ts";
-import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
-import { subjectKindOf } from "../_runtime/subjects.ts";
-
-/**
- * Feedback facts travel on `<ns>.d.feedback.<feedback_id>` (README.md). This read model sees
- * every DOMAIN fact; the subject tells the others apart without decoding them.
- */
-const isFeedbackSubject = (subject: string): boolean => subjectKindOf(subject) === "feedback";
+import { versionedModelProjection } from "../_runtime/versioned-model.ts";
 
 async function applyFact(tx: DatabaseTransactionConnection, at: string, fact: FeedbackFact): Promise<void> {
   switch (fact.type) {
@@ -49,25 +40,12 @@ async function applyFact(tx: DatabaseTransactionConnection, at: string, fact: Fe
 
 const isFeedbackFact = (event: { type: string }): event is FeedbackFact => event.type.startsWith("Feedback");
 
-/** Moves the subject's version in the same transaction as the rows a decision reads. */
-async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
-  if (!isFeedbackSubject(fact.subject)) return;
-  await recordSubjectVersion(tx, "feedback_versions", fact);
-}
-
 /** The `feedback` read model, from the DOMAIN stream: records, their comments and each record's version (README.md). */
-export const feedbackProjection: Projection = {
+export const feedbackProjection = versionedModelProjection({
   name: "feedback",
-  stream: "DOMAIN",
   migrationsDir: new URL("./migrations/", import.meta.url),
-  apply: async (tx, facts) => {
-    for (const fact of facts) {
-      if (!isFeedbackSubject(fact.subject)) continue;
-      const envelope = decodeDomainEnvelope(fact.data);
-      for (const event of envelope.events) if (isFeedbackFact(event)) await applyFact(tx, envelope.at, event);
-      await recordVersion(tx, fact);
-    }
-  },
-  // A parked fact still takes its place in the record's history, so later commands can go on.
-  parked: recordVersion,
-};
+  subjectKinds: ["feedback"],
+  versionsTable: "feedback_versions",
+  isOwnFact: isFeedbackFact,
+  applyFact: (tx, fact, at) => applyFact(tx, at, fact),
+});

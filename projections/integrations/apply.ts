@@ -1,13 +1,7 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
-import { decodeDomainEnvelope } from "../../domain/events.ts";
 import { integrationEvents, type IntegrationFact } from "../../domain/integrations/events.ts";
 import { eventTypeGuard } from "../../domain/shared/event-types.ts";
-import type { Fact, Projection } from "../_runtime/projection.ts";
-import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
-import { subjectKindOf } from "../_runtime/subjects.ts";
-
-/** Integration facts travel on `<ns>.d.integrations.<project_id>` (README.md); other subjects are skipped undecoded. */
-const isIntegrationsSubject = (subject: string): boolean => subjectKindOf(subject) === "integrations";
+import { versionedModelProjection } from "../_runtime/versioned-model.ts";
 
 async function applyFact(tx: DatabaseTransactionConnection, fact: IntegrationFact): Promise<void> {
   switch (fact.type) {
@@ -40,24 +34,12 @@ async function applyFact(tx: DatabaseTransactionConnection, fact: IntegrationFac
 
 const isIntegrationFact = eventTypeGuard(integrationEvents);
 
-async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
-  if (!isIntegrationsSubject(fact.subject)) return;
-  await recordSubjectVersion(tx, "integration_versions", fact);
-}
-
 /** The `integrations` read model, from the DOMAIN stream: each project's integrations and the subject's version (README.md). */
-export const integrationsProjection: Projection = {
+export const integrationsProjection = versionedModelProjection({
   name: "integrations",
-  stream: "DOMAIN",
   migrationsDir: new URL("./migrations/", import.meta.url),
-  apply: async (tx, facts) => {
-    for (const fact of facts) {
-      if (!isIntegrationsSubject(fact.subject)) continue;
-      const envelope = decodeDomainEnvelope(fact.data);
-      for (const event of envelope.events) if (isIntegrationFact(event)) await applyFact(tx, event);
-      await recordVersion(tx, fact);
-    }
-  },
-  // A parked fact still takes its place in the subject's history, so later commands can go on.
-  parked: recordVersion,
-};
+  subjectKinds: ["integrations"],
+  versionsTable: "integration_versions",
+  isOwnFact: isIntegrationFact,
+  applyFact: (tx, fact) => applyFact(tx, fact),
+});

@@ -1,18 +1,7 @@
 import { sql, type DatabaseTransactionConnection } from "slonik";
-import { decodeDomainEnvelope } from "../../domain/events.ts";
 import { isNotificationFact, type NotificationFact } from "../../domain/notifications/events.ts";
 import { tokenKey } from "../../domain/notifications/rules.ts";
-import type { Fact, Projection } from "../_runtime/projection.ts";
-import { recordSubjectVersion } from "../_runtime/subject-versions.ts";
-import { subjectKindOf } from "../_runtime/subjects.ts";
-
-/**
- * Inbox facts travel on `<ns>.d.inbox.<user>`, delivery outcomes on `<ns>.d.delivery.<notification>`,
- * device facts on `<ns>.d.device.<token hash>`. This read model sees every DOMAIN fact; the subject
- * tells the others apart without decoding them.
- */
-const SUBJECTS: ReadonlySet<string> = new Set(["inbox", "delivery", "device"]);
-const isOwnSubject = (subject: string): boolean => SUBJECTS.has(subjectKindOf(subject) ?? "");
+import { versionedModelProjection } from "../_runtime/versioned-model.ts";
 
 async function recordDelivery(tx: DatabaseTransactionConnection, fact: Extract<NotificationFact, { type: "NotificationDelivered" | "NotificationDeliveryFailed" }>): Promise<void> {
   const delivered = fact.type === "NotificationDelivered";
@@ -71,27 +60,12 @@ async function applyFact(tx: DatabaseTransactionConnection, fact: NotificationFa
   }
 }
 
-/**
- * Moves the subject's version in the same transaction as the rows: a command reads the version
- * first and the state second, so it never decides on a state older than the version it expects.
- */
-async function recordVersion(tx: DatabaseTransactionConnection, fact: Fact): Promise<void> {
-  if (!isOwnSubject(fact.subject)) return;
-  await recordSubjectVersion(tx, "notification_versions", fact);
-}
-
 /** The `notifications` read model, from the DOMAIN stream: inboxes, delivery outcomes and push devices (README.md). */
-export const notificationsProjection: Projection = {
+export const notificationsProjection = versionedModelProjection({
   name: "notifications",
-  stream: "DOMAIN",
   migrationsDir: new URL("./migrations/", import.meta.url),
-  apply: async (tx, facts) => {
-    for (const fact of facts) {
-      if (!isOwnSubject(fact.subject)) continue;
-      for (const event of decodeDomainEnvelope(fact.data).events) if (isNotificationFact(event)) await applyFact(tx, event);
-      await recordVersion(tx, fact);
-    }
-  },
-  // A parked fact still takes its place in the subject's history, so commands can go on.
-  parked: recordVersion,
-};
+  subjectKinds: ["inbox", "delivery", "device"],
+  versionsTable: "notification_versions",
+  isOwnFact: (event): event is NotificationFact => isNotificationFact(event),
+  applyFact: (tx, fact) => applyFact(tx, fact),
+});
