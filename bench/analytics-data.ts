@@ -66,11 +66,12 @@ export function metricDay(target: Target, slug: string, dayStartMs: number, coun
 /**
  * The step events of users `from` to `to` of a 5-step funnel: everyone does step 0 at a random
  * time in the window, each further step follows minutes later with a 70 % chance; one in five
- * users repeats a step later, one in twenty does a step before the one it follows.
+ * users repeats a step later, one in twenty does a step before the one it follows. 15 % of the
+ * users are on a tablet (ipados), the rest on a phone (ios).
  */
 export function funnelUsers(target: Target, steps: readonly string[], from: number, to: number, windowStartMs: number, windowMs: number, random: SeededRandom): FunnelEventRow[] {
   const rows: FunnelEventRow[] = [];
-  const row = (user: string, step: string, ms: number, version: string): FunnelEventRow => ({
+  const row = (user: string, step: string, ms: number, version: string, environment: string): FunnelEventRow => ({
     id: timeOrderedId(ms),
     project_id: target.projectId,
     app_id: target.appId,
@@ -79,7 +80,7 @@ export function funnelUsers(target: Target, steps: readonly string[], from: numb
     user_id: user,
     step_name: step,
     screen_name: `${step}-screen`,
-    environment: "ios",
+    environment,
     app_version: version,
     os_version: null,
     device_model: null,
@@ -90,13 +91,15 @@ export function funnelUsers(target: Target, steps: readonly string[], from: numb
   for (let n = from; n < to; n += 1) {
     const user = `funnel-user-${n}`;
     const version = random.pick(VERSIONS);
+    // Phones and tablets, as the metric events have: a breakdown by environment has two groups to build.
+    const environment = random.next() < 0.85 ? "ios" : "ipados";
     let ms = windowStartMs + Math.floor(random.next() * (windowMs - 3 * 3_600_000));
     for (let k = 0; k < steps.length; k += 1) {
       if (k > 0 && random.next() > 0.7) break;
       ms += Math.floor(random.next() * 600_000) + 1_000;
       const early = k > 0 && random.next() < 0.05 ? -Math.floor(random.next() * 900_000) : 0;
-      rows.push(row(user, steps[k]!, ms + early, version));
-      if (random.next() < 0.2) rows.push(row(user, steps[k]!, ms + 3_600_000, version));
+      rows.push(row(user, steps[k]!, ms + early, version, environment));
+      if (random.next() < 0.2) rows.push(row(user, steps[k]!, ms + 3_600_000, version, environment));
     }
   }
   return rows;

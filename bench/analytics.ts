@@ -36,11 +36,18 @@ export type AnalyticsFigures = {
   funnel_events: number;
   load_seconds: { metric_events: number; funnel_events: number };
   metric_query_day_groups: QueryFigures;
+  metric_query_app_version: QueryFigures;
+  metric_stats: QueryFigures;
+  metric_completions_count: QueryFigures;
   funnel_query_open: QueryFigures;
   funnel_query_closed: QueryFigures;
+  funnel_query_by_environment: QueryFigures;
 };
 
 type QueryFigures = Awaited<ReturnType<typeof measureQuery>>;
+
+/** One of the four app versions metricDay spreads the events over: a quarter of them. */
+const FILTERED_VERSION = "3.2.0";
 
 /** The schema of the active generation of `projection`. */
 async function activeSchema(pool: DatabasePool, projection: string): Promise<string> {
@@ -120,8 +127,9 @@ async function settle(pool: DatabasePool): Promise<void> {
 /**
  * The analytics benchmark: loads `metricEvents` (2 million) metric events of one metric over the
  * last `days` (30) days and a 5-step funnel walked by `funnelUsers` (200,000) users into one
- * project, then times the metric query grouped by day and the funnel query (both modes) over the
- * 30 days, sequential requests as a dashboard makes them.
+ * project, then times, over the 30 days and with sequential requests as a dashboard makes them: the
+ * metric query grouped by day (alone and filtered to one app version), the project's metric stats,
+ * its completion counts, and the funnel query (open, closed, and broken down by environment).
  */
 export async function runAnalyticsBench(input: AnalyticsBenchInput): Promise<AnalyticsFigures> {
   const log = input.log ?? (() => undefined);
@@ -147,22 +155,38 @@ export async function runAnalyticsBench(input: AnalyticsBenchInput): Promise<Ana
   await settle(input.pool);
 
   const base = `/v1/projects/${input.project.id}`;
-  const metricPath = () => `${base}/metrics/${slug}/query?since=${days}d&group_by=time:day`;
-  const openPath = () => `${base}/funnels/${funnelSlug}/query?since=${days}d`;
-  const closedPath = () => `${base}/funnels/${funnelSlug}/query?since=${days}d&mode=closed`;
-  for (const path of [metricPath, openPath, closedPath]) await measureQuery(input.baseUrl, [input.token], path, 3);
-  const metric = await measureQuery(input.baseUrl, [input.token], metricPath, requests);
-  log(`analytics: metric query (group_by=time:day, ${days} days): p50 ${metric.p50_ms} ms, p95 ${metric.p95_ms} ms`);
-  const open = await measureQuery(input.baseUrl, [input.token], openPath, requests);
-  const closed = await measureQuery(input.baseUrl, [input.token], closedPath, requests);
-  log(`analytics: funnel query (5 steps, ${users} users): open p95 ${open.p95_ms} ms, closed p95 ${closed.p95_ms} ms`);
+  const paths = {
+    metric: () => `${base}/metrics/${slug}/query?since=${days}d&group_by=time:day`,
+    metricVersion: () => `${base}/metrics/${slug}/query?since=${days}d&group_by=time:day&app_version=${FILTERED_VERSION}`,
+    stats: () => `${base}/metric-stats?since=${days}d`,
+    completions: () => `/v1/metrics/completions/count?project_id=${input.project.id}&since=${days}d`,
+    open: () => `${base}/funnels/${funnelSlug}/query?since=${days}d`,
+    closed: () => `${base}/funnels/${funnelSlug}/query?since=${days}d&mode=closed`,
+    byEnvironment: () => `${base}/funnels/${funnelSlug}/query?since=${days}d&group_by=environment`,
+  };
+  for (const path of Object.values(paths)) await measureQuery(input.baseUrl, [input.token], path, 3);
+  const time = (path: () => string) => measureQuery(input.baseUrl, [input.token], path, requests);
+  const metric = await time(paths.metric);
+  const metricVersion = await time(paths.metricVersion);
+  log(`analytics: metric query (group_by=time:day, ${days} days): p50 ${metric.p50_ms} ms, p95 ${metric.p95_ms} ms; with app_version=${FILTERED_VERSION}: p95 ${metricVersion.p95_ms} ms`);
+  const stats = await time(paths.stats);
+  const completions = await time(paths.completions);
+  log(`analytics: metric stats p95 ${stats.p95_ms} ms, completion counts p95 ${completions.p95_ms} ms`);
+  const open = await time(paths.open);
+  const closed = await time(paths.closed);
+  const byEnvironment = await time(paths.byEnvironment);
+  log(`analytics: funnel query (5 steps, ${users} users): open p95 ${open.p95_ms} ms, closed p95 ${closed.p95_ms} ms, by environment p95 ${byEnvironment.p95_ms} ms`);
   return {
     metric_events: metricEvents,
     funnel_users: users,
     funnel_events: funnelEvents,
     load_seconds: { metric_events: round(metricSeconds), funnel_events: round(funnelSeconds) },
     metric_query_day_groups: metric,
+    metric_query_app_version: metricVersion,
+    metric_stats: stats,
+    metric_completions_count: completions,
     funnel_query_open: open,
     funnel_query_closed: closed,
+    funnel_query_by_environment: byEnvironment,
   };
 }

@@ -37,11 +37,7 @@ export async function createFleet(baseUrl: string, outbox: string, appCount: num
     const app = await call(baseUrl, "POST", "/v1/apps", { project_id: project.id, name: `Bench ${index}`, platform: "web", bundle_id: bundleId }, token);
     apps.push({ id: app.id, clientKey: app.client_secret, bundleId });
   }
-  const agentKeys: string[] = [];
-  for (let index = 0; index < 16; index += 1) {
-    const agent = await call(baseUrl, "POST", "/v1/auth/keys", { name: `bench queries ${index}`, key_type: "agent", team_id: teamId }, token);
-    agentKeys.push(agent.api_key.secret);
-  }
+  const agentKeys = await createAgentKeys(baseUrl, token, teamId, 16, "bench queries");
   const listed = await call(baseUrl, "GET", `/v1/auth/keys?team_id=${teamId}`, undefined, token);
   const appKeyIds = Object.fromEntries(
     (listed.api_keys as { id: string; app_id: string | null; key_type: string }[])
@@ -49,4 +45,14 @@ export async function createFleet(baseUrl: string, outbox: string, appCount: num
       .map((key) => [key.app_id!, key.id]),
   );
   return { token, teamId, projectId: project.id, apps, appKeyIds, agentKeys };
+}
+
+/** `count` agent keys of the team, named `<name> <n>`; their secrets. */
+export async function createAgentKeys(baseUrl: string, token: string, teamId: string, count: number, name: string): Promise<string[]> {
+  const secrets: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const agent = await call(baseUrl, "POST", "/v1/auth/keys", { name: `${name} ${index}`, key_type: "agent", team_id: teamId }, token);
+    secrets.push(agent.api_key.secret);
+  }
+  return secrets;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { send, type Answer } from "./http-client.ts";
+import { KeyPacer } from "./key-pacer.ts";
 import { round, Samples } from "./stats.ts";
 
 export type ClientKey = { clientKey: string; bundleId: string };
@@ -54,31 +55,6 @@ export function postBatch(baseUrl: string, key: ClientKey, body: string): Promis
     headers: { "content-type": "application/json", authorization: `Bearer ${key.clientKey}` },
     body,
   });
-}
-
-/**
- * Hands out client keys so none goes over `perKeyPerSecond` requests: the spec's token bucket
- * refills 10 tokens a second per key, and a fleet spreads over many devices' keys.
- */
-class KeyPacer {
-  #next: number[];
-
-  constructor(
-    private readonly keys: ClientKey[],
-    private readonly perKeyPerSecond: number,
-  ) {
-    this.#next = keys.map(() => 0);
-  }
-
-  async acquire(): Promise<ClientKey> {
-    let best = 0;
-    for (let index = 1; index < this.#next.length; index += 1) if (this.#next[index]! < this.#next[best]!) best = index;
-    const now = performance.now();
-    const at = Math.max(now, this.#next[best]!);
-    this.#next[best] = at + 1000 / this.perKeyPerSecond;
-    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
-    return this.keys[best]!;
-  }
 }
 
 export type IngestFigures = {
