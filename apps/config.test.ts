@@ -17,6 +17,12 @@ describe("loadConfig", () => {
     expect(loadConfig({ NATS_URL: "nats://a:4222, nats://b:4222" }).natsServers).toEqual(["nats://a:4222", "nats://b:4222"]);
   });
 
+  it("reads the read models a process projects, every one when PROJECTORS is unset or empty", () => {
+    expect(loadConfig({ PROJECTORS: "events, app_users" }).projectors).toEqual(["events", "app_users"]);
+    expect(loadConfig({}).projectors).toBeUndefined();
+    expect(loadConfig({ PROJECTORS: " " }).projectors).toBeUndefined();
+  });
+
   it("names every bad variable in one message", () => {
     expect(() => loadConfig({ PORT: "eighty", NAMESPACE: "a.b", DATABASE_URL: "mysql://x" })).toThrowError(ConfigError);
     try {

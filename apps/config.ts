@@ -62,6 +62,7 @@ const environmentSchema = z
       .default("https://api.revenuecat.com"),
     SUBPROV_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
+    PROJECTORS: optionalString.transform((value) => value?.split(",").map((name) => name.trim()).filter(Boolean)),
     JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
     JOB_SCHEDULES: optionalString.transform((value, ctx) => parseSchedules(value, ctx)),
     ATTACHMENTS_DIR: z.string().min(1).default(".data/attachments"),
@@ -149,6 +150,8 @@ export type Config = {
   /** The subscription provider's REST API (docs/integrations.md): base URL and the timeout of each attempt. */
   subprov: { baseUrl: string; timeoutMs: number };
   projectorNice: number;
+  /** The read models this process projects (`PROJECTORS`, comma-separated names); undefined: every one. */
+  projectors: string[] | undefined;
   /**
    * How long a worker holds a running job without a heartbeat; it renews at a third of it, and
    * a run whose lease ended is failed by any worker's sweep (apps/worker/jobs/job-runner.ts).
@@ -269,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appStore: appStoreConfigOf(e),
     subprov: { baseUrl: e.SUBPROV_BASE_URL.replace(/\/+$/, ""), timeoutMs: e.SUBPROV_TIMEOUT_MS },
     projectorNice: e.PROJECTOR_NICE,
+    projectors: e.PROJECTORS,
     jobLeaseMs: e.JOB_LEASE_MS,
     jobSchedules: e.JOB_SCHEDULES,
     attachmentsInternalRedirect: e.ATTACHMENTS_INTERNAL_REDIRECT,

@@ -3,7 +3,8 @@ import { getPriority, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
-import { closeOnSignals, startService } from "./runtime.ts";
+import { PROJECTIONS } from "../projections/registry.ts";
+import { closeOnSignals, startService, type Part } from "./runtime.ts";
 
 // `npm start` runs the compiled JavaScript in dist/; tests and the CLI run the TypeScript source
 // under tsx. The child runs the same way as its parent.
@@ -27,19 +28,32 @@ const STOP_GRACE_MS = 25_000;
 const BACKGROUND_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: "16384" };
 
 /**
- * Keeps the background process (projectors and worker) running: restarts it after an unexpected
- * exit (checkpoints and durable consumers make a restart lose and repeat nothing) until `stop`.
+ * How `npm start` spreads the background work over two processes, each on its own core when the
+ * API is idle. The `events` read model alone costs about as much CPU as every other projector and
+ * the worker together (statement building, its facts decoded in full), and one event loop that
+ * ran them all was the drain's limit: a core stayed idle while it was busy.
+ */
+const BACKGROUND_PROCESSES: { parts: Part[]; projectors: string[] }[] = [
+  { parts: ["projector"], projectors: ["events"] },
+  { parts: ["projector", "worker"], projectors: PROJECTIONS.map((projection) => projection.name).filter((name) => name !== "events") },
+];
+
+/**
+ * Keeps one background process (projectors, and the worker when `parts` says so) running: restarts
+ * it after an unexpected exit (checkpoints and durable consumers make a restart lose and repeat
+ * nothing) until `stop`.
  *
  * The child runs at a lower CPU priority (`nice`): when both want the cores, an ingest answer, which
  * an SDK is waiting for, goes first; projecting, which has a one-second lag budget and catches up
  * from the stream, and the worker's reactions (issue detection, notifications, jobs) take what is
  * left. Without contention the priority changes nothing.
  */
-function superviseBackground(logger: Logger, nice: number) {
+function superviseBackground(logger: Logger, nice: number, work: { parts: Part[]; projectors: string[] }) {
   let child: ChildProcess | undefined;
   let stopping = false;
+  const env = { ...BACKGROUND_MALLOC_ENV, ...process.env, PROJECTORS: work.projectors.join(",") };
   const start = () => {
-    const current = fork(BACKGROUND_ENTRY, [], { execArgv: BACKGROUND_EXEC_ARGV, env: { ...BACKGROUND_MALLOC_ENV, ...process.env }, stdio: "inherit" });
+    const current = fork(BACKGROUND_ENTRY, work.parts, { execArgv: BACKGROUND_EXEC_ARGV, env, stdio: "inherit" });
     child = current;
     // Never above the parent's own priority: lowering a nice value needs privileges.
     if (current.pid !== undefined && nice > getPriority()) {
@@ -51,7 +65,7 @@ function superviseBackground(logger: Logger, nice: number) {
     }
     current.once("exit", (code, signal) => {
       if (stopping) return;
-      logger.error({ code, signal }, "background process exited; restarting it");
+      logger.error({ code, signal, parts: work.parts }, "background process exited; restarting it");
       setTimeout(() => !stopping && start(), RESTART_DELAY_MS);
     });
   };
@@ -81,7 +95,7 @@ function superviseBackground(logger: Logger, nice: number) {
  */
 export async function runEmbedded(config: Config): Promise<void> {
   const service = await startService(config, ["api"]);
-  const background = superviseBackground(service.logger, config.projectorNice);
-  service.logger.info({ url: service.url, namespace: config.namespace, backgroundPid: background.pid() }, "service started");
-  closeOnSignals(service.logger, () => Promise.all([service.close(), background.stop()]));
+  const background = BACKGROUND_PROCESSES.map((work) => superviseBackground(service.logger, config.projectorNice, work));
+  service.logger.info({ url: service.url, namespace: config.namespace, backgroundPids: background.map((process) => process.pid()) }, "service started");
+  closeOnSignals(service.logger, () => Promise.all([service.close(), ...background.map((process) => process.stop())]));
 }

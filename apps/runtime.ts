@@ -6,7 +6,7 @@ import { migrate } from "../projections/_runtime/migrate.ts";
 import { ProgressWatcher } from "../projections/_runtime/progress.ts";
 import { ProjectorLocks } from "../projections/_runtime/projector-locks.ts";
 import { ProjectorRunner } from "../projections/_runtime/runner.ts";
-import { PROJECTIONS } from "../projections/registry.ts";
+import { PROJECTIONS, projectionNamed } from "../projections/registry.ts";
 import { connectLog, type Log } from "../streams/connection.ts";
 import { codeStore } from "../streams/code-store.ts";
 import { ensureStreams } from "../streams/ensure.ts";
@@ -21,6 +21,7 @@ import { newInstanceState } from "./api/instance-state.ts";
 import type { Config } from "./config.ts";
 import { createMailer } from "./mail.ts";
 import { factSourceOf } from "./projector/fact-source.ts";
+import { keepTableStatistics } from "./projector/table-statistics.ts";
 import { openAttachmentStore } from "./storage/attachment-store.ts";
 import { startWorker } from "./worker/worker.ts";
 
@@ -60,11 +61,15 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
 
   const locks = new ProjectorLocks(config.databaseUrl);
   if (parts.includes("projector")) {
-    for (const projection of PROJECTIONS) {
+    // Every read model unless PROJECTORS names some: several processes can then share the
+    // projectors (each read model's advisory lock still lets only one instance apply it).
+    for (const projection of config.projectors?.map(projectionNamed) ?? PROJECTIONS) {
       const runner = new ProjectorRunner({ ...infra, source: factSourceOf(infra.log), locks, logger: infra.logger }, projection);
       runner.start();
       runners.push(runner);
     }
+    const statistics = keepTableStatistics({ pool: infra.pool, locks, logger: infra.logger });
+    closers.push(statistics.stop);
   }
   // Attachment bytes: the API stores and serves them, the worker's cleanup removes them.
   const store = parts.includes("api") || parts.includes("worker") ? await openAttachmentStore(config.attachments) : undefined;

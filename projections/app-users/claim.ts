@@ -59,6 +59,7 @@ export async function applyClaim(tx: DatabaseTransactionConnection, claim: UserC
   if (anonymous && identified) {
     await writeRecord(tx, mergedRecord(anonymous, identified, seq));
     await tx.query(sql.unsafe`delete from app_users where id = ${anonymous.id}`);
+    await tx.query(sql.unsafe`delete from app_user_search where project_id = ${projectId} and user_id = ${anonymousId}`);
     await tx.query(sql.unsafe`
       insert into app_user_apps as l (project_id, user_id, app_id, first_seen_at, last_seen_at)
       select project_id, ${userId}, app_id, first_seen_at, last_seen_at from app_user_apps
@@ -72,6 +73,7 @@ export async function applyClaim(tx: DatabaseTransactionConnection, claim: UserC
              claimed_from = ${sql.array(appendOnce(anonymous.claimed_from, anonymousId), "text")}
        where id = ${anonymous.id}`);
     await tx.query(sql.unsafe`update app_user_apps set user_id = ${userId} where project_id = ${projectId} and user_id = ${anonymousId}`);
+    await tx.query(sql.unsafe`update app_user_search set user_id = ${userId} where project_id = ${projectId} and user_id = ${anonymousId}`);
   } else if (identified) {
     await tx.query(sql.unsafe`
       update app_users set claimed_from = ${sql.array(appendOnce(identified.claimed_from, anonymousId), "text")}, merged_at_seq = ${seq}
@@ -99,6 +101,7 @@ export async function createRecord(
     values (${appUserId(user.projectId, user.userId)}, ${user.projectId}, ${user.userId}, ${isAnonymousId(user.userId)}, ${user.at}, ${user.at},
             ${user.claimedFrom === null ? null : sql.array(user.claimedFrom, "text")}, ${sql.jsonb(user.properties ?? {})},
             ${user.mergedAtSeq})`);
+  await tx.query(sql.unsafe`insert into app_user_search (project_id, user_id) values (${user.projectId}, ${user.userId})`);
   await tx.query(sql.unsafe`
     insert into app_user_apps (project_id, user_id, app_id, first_seen_at, last_seen_at)
     values (${user.projectId}, ${user.userId}, ${user.appId}, ${user.at}, ${user.at})`);

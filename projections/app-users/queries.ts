@@ -55,7 +55,10 @@ export function userConditions(scope: UserScope, filter: Pick<UserFilter, "dataM
     conditions.push(sql.fragment`exists (select 1 from app_user_apps l
       where l.project_id = u.project_id and l.user_id = u.user_id and l.app_id = ${scope.appId})`);
   }
-  if (filter.search !== undefined) conditions.push(sql.fragment`u.user_id ilike ${likePattern(filter.search)}`);
+  if (filter.search !== undefined) {
+    conditions.push(sql.fragment`u.user_id in (select s.user_id from app_user_search s
+      where s.project_id = u.project_id and s.user_id ilike ${likePattern(filter.search)})`);
+  }
   if (filter.isAnonymous !== undefined) conditions.push(sql.fragment`u.is_anonymous = ${filter.isAnonymous}`);
   if (filter.billing !== undefined) conditions.push(sql.fragment`u.billing_status = any(${sql.array(filter.billing, "text")})`);
   if (filter.dataMode === "production") conditions.push(sql.fragment`u.is_dev = false`);

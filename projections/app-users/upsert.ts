@@ -15,9 +15,9 @@ const latestStamp = (stamp: string) => {
 };
 
 /**
- * Writes a fold's rows: one statement for the users, one for their app links, one for language
- * reports. Rows travel as one `json` parameter each (slonik's jsonb_to_recordset recipe, as
- * `json` because it is parsed once). Sorted by key, so the statements touch rows in a stable order.
+ * Writes a fold's rows: one statement for the users (and the ids of new ones for the search), one
+ * for their app links, one for language reports. Rows travel as one `json` parameter each
+ * (slonik's jsonb_to_recordset recipe, as `json` because it is parsed once). Sorted by key, so the statements touch rows in a stable order.
  */
 export async function writeActivity(tx: DatabaseTransactionConnection, fold: ActivityFold): Promise<void> {
   const users = [...fold.users.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -43,7 +43,9 @@ export async function writeActivity(tx: DatabaseTransactionConnection, fold: Act
       is_dev: user.is_dev?.value ?? false,
       is_dev_at: user.is_dev?.at ?? null,
     }));
+    // The ids of records this upsert created (xmax 0: no conflicting row was updated) go to the search table.
     await tx.query(sql.unsafe`
+      with written as (
       insert into app_users as u (
         id, project_id, user_id, is_anonymous, first_seen_at, last_seen_at, last_country_code, last_country_at,
         last_app_version, last_app_version_at, last_sdk_name, last_sdk_version, last_sdk_at, last_locale, last_locale_at,
@@ -61,7 +63,10 @@ export async function writeActivity(tx: DatabaseTransactionConnection, fold: Act
         ${latest("last_sdk_name", "last_sdk")}, ${latest("last_sdk_version", "last_sdk")}, ${latestStamp("last_sdk")},
         ${latest("last_locale", "last_locale")}, ${latestStamp("last_locale")},
         ${latest("last_preferred_language", "last_preferred_language")}, ${latestStamp("last_preferred_language")},
-        ${latest("is_dev", "is_dev")}, ${latestStamp("is_dev")}`);
+        ${latest("is_dev", "is_dev")}, ${latestStamp("is_dev")}
+      returning u.project_id, u.user_id, u.xmax = 0 as created)
+      insert into app_user_search (project_id, user_id) select project_id, user_id from written where created
+      on conflict do nothing`);
 
     const links = users.flatMap((user) =>
       [...user.apps].map(([appId, seen]) => ({ project_id: user.project_id, user_id: user.user_id, app_id: appId, ...seen })),

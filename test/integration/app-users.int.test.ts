@@ -285,14 +285,30 @@ describe("replay", () => {
     expect((await identity(http, apple.clientKey, "/properties", { user_id: anonymous, properties: { plan: "a" } })).status).toBe(200);
     expect((await identity(http, apple.clientKey, "/claim", { anonymous_id: anonymous, user_id: known })).status).toBe(200);
     expect((await identity(http, apple.clientKey, "/claim", { anonymous_id: `svc_anon_${randomBytes(6).toString("hex")}`, user_id: uid("fresh") })).status).toBe(200);
+    // Only the anonymous record exists: the claim renames it.
+    const renamedAnonymous = `svc_anon_${randomBytes(6).toString("hex")}`;
+    const renamed = uid("renamed");
+    await post(apple, [anEvent({ user_id: renamedAnonymous })]);
     await ingestSettled(service);
+    expect((await identity(http, apple.clientKey, "/claim", { anonymous_id: renamedAnonymous, user_id: renamed })).status).toBe(200);
+    await ingestSettled(service);
+    // The search reads its own table: it follows creations, the merge and the rename.
+    const search = async (text: string) => {
+      const response = await http.get(`/v1/app-users?project_id=${projectId}&data_mode=all&search=${text}`, { token: owner.token });
+      expect(response.status).toBe(200);
+      return response.body.users.map((found: { user_id: string }) => found.user_id);
+    };
+    expect(await search(renamed)).toEqual([renamed]);
+    expect(await search(renamedAnonymous)).toEqual([]);
+    expect(await search(anonymous)).toEqual([]);
+    expect(await search(known)).toEqual([known]);
 
     const admin = new pg.Client({ connectionString: service.databaseUrl });
     await admin.connect();
     try {
       const snapshot = async () => {
         const result: Record<string, string[]> = {};
-        for (const table of ["app_users", "app_user_apps", "app_user_claims", "identity_versions", "identity_superseded", "app_languages"]) {
+        for (const table of ["app_users", "app_user_apps", "app_user_search", "app_user_claims", "identity_versions", "identity_superseded", "app_languages"]) {
           const { rows } = await admin.query<{ row: string }>(`select to_jsonb(t)::text as row from public.${table} t`);
           result[table] = rows.map((row) => row.row).sort();
         }
@@ -300,7 +316,10 @@ describe("replay", () => {
       };
       const before = await snapshot();
       expect(before.app_users!.length).toBeGreaterThan(8);
-      expect(before.app_user_claims!.length).toBeGreaterThanOrEqual(2);
+      expect(before.app_user_claims!.length).toBeGreaterThanOrEqual(3);
+      // One search row per record, no more.
+      const ids = (rows: string[]) => rows.map((row) => JSON.parse(row)).map((row: { project_id: string; user_id: string }) => `${row.project_id}/${row.user_id}`).sort();
+      expect(ids(before.app_user_search!)).toEqual(ids(before.app_users!));
       const generation = await replay(replayDeps(service), projectionNamed("app_users"));
       expect(generation).toBeGreaterThan(1);
       expect(await snapshot()).toEqual(before);

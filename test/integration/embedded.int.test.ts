@@ -9,8 +9,9 @@ import { signIn } from "../support/users.ts";
 
 /**
  * What `npm start` runs: the build, then the compiled entry point with the API in one process and
- * the projectors and the worker in a child process it supervises. Writes are answered only once the
- * child has projected them, a killed child is restarted, and SIGTERM stops both.
+ * the projectors and the worker in two child processes it supervises (the `events` read model in
+ * one, the rest and the worker in the other). Writes are answered only once the children have
+ * projected them, a killed child is restarted, and SIGTERM stops them all.
  */
 
 let parent: OwnedProcess | undefined;
@@ -28,23 +29,28 @@ afterAll(async () => {
 const childrenOf = async (pid: number): Promise<number[]> =>
   (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean).map(Number);
 
-/** The background child of `pid`, told apart from other children (tsx's compiler service) by its command line. */
-async function backgroundChildOf(pid: number): Promise<number | false> {
+/** The background children of `pid`, told apart from other children (tsx's compiler service) by their command lines. */
+async function backgroundChildrenOf(pid: number): Promise<number[]> {
+  const found = [];
   for (const child of await childrenOf(pid)) {
     const command = await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "");
-    if (command.includes("background/main.js")) return child;
+    if (command.includes("background/main.js")) found.push(child);
   }
-  return false;
+  return found;
 }
 
-/** The background child the parent starts after `killed`, looked for every `pollMs`. */
-const replacementOf = (killed: number, pollMs: number) =>
+/** Both background children, once the parent has started them. */
+const bothChildren = (timeoutMs: number) =>
+  waitUntil("both background children", async () => {
+    const children = await backgroundChildrenOf(parent!.pid);
+    return children.length === 2 && children;
+  }, timeoutMs);
+
+/** The background child the parent starts after `killed`, one that was not among `before`, looked for every `pollMs`. */
+const replacementOf = (killed: number, before: number[], pollMs: number) =>
   waitUntil(
     "a new background child",
-    async () => {
-      const child = await backgroundChildOf(parent!.pid);
-      return child !== killed && child;
-    },
+    async () => (await backgroundChildrenOf(parent!.pid)).find((child) => child !== killed && !before.includes(child)) ?? false,
     20_000,
     pollMs,
   );
@@ -64,7 +70,7 @@ const alive = (pid: number) => {
   }
 };
 
-it("runs the projectors and the worker in a supervised child process and stops both on SIGTERM", { timeout: 180_000 }, async () => {
+it("runs the projectors and the worker in supervised child processes and stops them on SIGTERM", { timeout: 180_000 }, async () => {
   config = await testConfig();
   const port = await freePort();
   await buildOnce();
@@ -73,15 +79,16 @@ it("runs the projectors and the worker in a supervised child process and stops b
   await waitUntil("the service to answer", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
   const http = client(baseUrl);
 
-  const projector = await waitUntil("the background child", () => backgroundChildOf(parent!.pid), 20_000);
-  // Ingest answers go first when both processes want the cores.
-  expect(await niceOf(projector)).toBeGreaterThanOrEqual(Math.max(10, await niceOf(parent.pid)));
+  const children = await bothChildren(20_000);
+  // Ingest answers go first when the processes want the cores.
+  for (const child of children) expect(await niceOf(child)).toBeGreaterThanOrEqual(Math.max(10, await niceOf(parent.pid)));
+  const projector = children[0]!;
   // verify-code creates a user and a team and answers only once the child projected them.
   const user = await signIn(http, config.mailOutboxDir);
   expect(user.teamId).toBeDefined();
 
   process.kill(projector, "SIGKILL");
-  const replacement = await replacementOf(projector, 100);
+  const replacement = await replacementOf(projector, children, 100);
   // The parent lowers a child's priority right after forking it: a poll may see the child first.
   await waitUntil("the new child's lower priority", async () => (await niceOf(replacement)) >= 10, 5_000, 20);
   // The write is kept while the new child starts and catches up; until then it answers 503 with
@@ -100,7 +107,9 @@ it("runs the projectors and the worker in a supervised child process and stops b
 
   await parent.stop("SIGTERM", 30_000);
   expect((await parent.exited).code).toBe(0);
-  await waitUntil("the background child to stop with its parent", () => !alive(replacement), 10_000, 100);
+  for (const child of [replacement, ...children.filter((child) => child !== projector)]) {
+    await waitUntil("the background children to stop with their parent", () => !alive(child), 10_000, 100);
+  }
 });
 
 it("does not leave a background child behind when the parent is killed while the child is still starting", { timeout: 120_000 }, async () => {
@@ -108,11 +117,14 @@ it("does not leave a background child behind when the parent is killed while the
   await buildOnce();
   const port = await freePort();
   parent = spawnBuilt("apps/main.ts", { ...serviceEnv(config), PORT: String(port), HOST: "127.0.0.1" });
-  const first = await waitUntil("the background child", () => backgroundChildOf(parent!.pid), 60_000);
+  const children = await bothChildren(60_000);
+  const first = children[0]!;
   process.kill(first, "SIGKILL");
   // The parent is killed as soon as the replacement exists, most often before the replacement has
   // finished loading (when it has, the test passes either way: it cannot fail falsely).
-  const replacement = await replacementOf(first, 5);
+  const replacement = await replacementOf(first, children, 5);
   await parent.stop("SIGKILL");
-  await waitUntil("the orphaned background child to stop", () => !alive(replacement), 15_000, 100);
+  for (const child of [replacement, children[1]!]) {
+    await waitUntil("the orphaned background children to stop", () => !alive(child), 15_000, 100);
+  }
 });
