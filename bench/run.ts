@@ -115,7 +115,7 @@ async function main() {
       const projection = await runDrain({ db, streams, fleet, backlog, baseUrl: service.baseUrl, keys: agentKeys, listPath });
       results.projection = measured.drain = projection;
       const tableSize = await eventsProjected(db);
-      log(`projection: ${projection.events_per_second} events/s sustained (${backlog} events in ${projection.drain_seconds} s); table holds ${tableSize} events`);
+      log(`projection: events ${projection.events_per_second} events/s sustained (${backlog} events in ${projection.drain_seconds} s); every INGEST read model ${projection.all_read_models_events_per_second} events/s (${Object.entries(projection.read_model_seconds).map(([name, seconds]) => `${name} ${seconds} s`).join(", ")}); table holds ${tableSize} events`);
       const during = projection.list_while_draining;
       log(`GET /v1/events (app, level, limit 50) during the drain: p50 ${during.p50_ms} ms, p99 ${during.p99_ms} ms (${during.count} requests, ${during.failed} failed)`);
       // Autovacuum analyzes partitions within about a minute of a bulk load; the query figures are

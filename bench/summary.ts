@@ -53,8 +53,9 @@ export function targetRows(m: Measured): TargetRow[] {
     rows.push({ figure: "ingest (100-event batches)", value: `${m.ingest.events_per_second} events/s`, target: NONE, ratio, pass: null });
   }
   if (m.drain) {
-    const ratio = copy ? m.drain.events_per_second / copy : undefined;
-    rows.push({ figure: "drain (projector, events)", value: `${m.drain.events_per_second} events/s`, target: "≥ 0.8 × COPY", ratio: ratio === undefined ? "n/a" : times(ratio, "COPY"), pass: ratio === undefined ? null : ratio >= 0.8 });
+    const ratio = copy ? m.drain.all_read_models_events_per_second / copy : undefined;
+    rows.push({ figure: "drain (events read model alone)", value: `${m.drain.events_per_second} events/s`, target: NONE, ratio: copy ? times(m.drain.events_per_second / copy, "COPY") : "n/a", pass: null });
+    rows.push({ figure: "drain (every INGEST read model)", value: `${m.drain.all_read_models_events_per_second} events/s`, target: "≥ 0.8 × COPY", ratio: ratio === undefined ? "n/a" : times(ratio, "COPY"), pass: ratio === undefined ? null : ratio >= 0.8 });
   }
   if (m.lag) {
     const row = latency(`lag at ${m.lag.events_per_second} events/s`, "p99", m.lag.lag.p99_ms, 1000);
@@ -67,7 +68,7 @@ export function targetRows(m: Measured): TargetRow[] {
   }
   if (m.import) {
     const eps = m.import.events_per_second;
-    const ratio = eps !== null && m.drain ? eps / m.drain.events_per_second : undefined;
+    const ratio = eps !== null && m.drain ? eps / m.drain.all_read_models_events_per_second : undefined;
     rows.push({
       figure: `import ${m.import.events} events, ${m.import.clients} clients, until countable`,
       value: eps === null ? `not countable (${m.import.error ?? "unknown"})` : `${eps} events/s`,
