@@ -21,7 +21,7 @@ import { newInstanceState } from "./api/instance-state.ts";
 import type { Config } from "./config.ts";
 import { createMailer } from "./mail.ts";
 import { factSourceOf } from "./projector/fact-source.ts";
-import { keepTableStatistics } from "./projector/table-statistics.ts";
+import { maintainTables } from "./projector/table-maintenance.ts";
 import { openAttachmentStore } from "./storage/attachment-store.ts";
 import { startWorker } from "./worker/worker.ts";
 
@@ -68,8 +68,8 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       runner.start();
       runners.push(runner);
     }
-    const statistics = keepTableStatistics({ pool: infra.pool, locks, logger: infra.logger });
-    closers.push(statistics.stop);
+    const maintenance = maintainTables({ pool: infra.pool, locks, logger: infra.logger });
+    closers.push(maintenance.stop);
   }
   // Attachment bytes: the API stores and serves them, the worker's cleanup removes them.
   const store = parts.includes("api") || parts.includes("worker") ? await openAttachmentStore(config.attachments) : undefined;
