@@ -20,3 +20,16 @@ export const MIN_SAMPLED_USERS = 1_000;
 export function estimateUsers(sampledUsers: number, threshold: number): number {
   return Math.round((sampledUsers * SAMPLE_BUCKETS) / threshold);
 }
+
+/**
+ * The threshold for a selection of `selected` of the window's `all` events (a filter on one
+ * dimension): the usual one for `selected`, lowered so that the sampled read, which walks every
+ * sampled event of the window and keeps the selected ones, scans at most `scanLimit` of them. A
+ * narrow filter gets a smaller sample (still trusted only with MIN_SAMPLED_USERS) rather than a
+ * slower read. Null when the selection is small enough to be exact.
+ */
+export function selectionThreshold(selected: number, all: number, exactLimit: number, scanLimit: number): number | null {
+  const threshold = sampleThreshold(selected, exactLimit);
+  if (threshold === null) return null;
+  return Math.max(1, Math.min(threshold, Math.floor((SAMPLE_BUCKETS * scanLimit) / Math.max(all, 1))));
+}

@@ -3,6 +3,7 @@ import { DEDUP_WINDOW_MS } from "../../domain/ingest/rules.ts";
 import { inputRecords } from "./columns.ts";
 import type { Chunk } from "./plan.ts";
 import { PROBE_REACH_MS } from "./reach.ts";
+import { rollupOf } from "./rollups.ts";
 
 export const EVENT_COLUMNS = sql.fragment`
   id, app_id, project_id, client_event_id, session_id, user_id, api_key_id, level, source_module, message, screen_name,
@@ -17,6 +18,10 @@ export const beyondReachOf = (source: string): FragmentSqlToken => sql.fragment`
   select app_id, client_event_id, id, received_at from ${sql.identifier([source])}
    where client_event_id is not null and "timestamp" < received_at - ${milliseconds(PROBE_REACH_MS)}`;
 
+/** What the statement reads back of the rows it kept: what the rollups and `event_dedup` need, not the payloads. */
+const KEPT_COLUMNS = sql.fragment`
+  id, app_id, project_id, client_event_id, session_id, user_id, is_dev, "timestamp", received_at`;
+
 /**
  * The statement that writes one chunk; its rows travel as arrays (columns.ts). `remember` says
  * whether some event of the chunk lies beyond the probe's reach (partitionNeeds decided it).
@@ -27,6 +32,9 @@ export const beyondReachOf = (source: string): FragmentSqlToken => sql.fragment`
  * that window can be in (reach.ts), plus the few pairs `event_dedup` keeps for events beyond that
  * reach. The projector is the only writer, facts are applied in stream order and `planChunks`
  * decided repeats inside the chunk, so the check is race-free and the same on replay.
+ *
+ * The rollups of the count (rollups.ts) are written from the rows the insert returns: measured
+ * as below with recent events, 180 ms of CPU instead of 170 (see the README for spread ones).
  *
  * Measured on the 2-core machine (CPU of the statement, 5,000 events into 4 million written by the
  * projector): 162-174 ms with this probe, 195-211 ms when every kept pair also went into a
@@ -46,9 +54,13 @@ export function insertStatement(chunk: Chunk, remember: boolean): QuerySqlToken 
              or exists (select 1 from event_dedup d
                          where d.app_id = i.app_id and d.client_event_id = i.client_event_id
                            and d.received_at >= ${cutoff}::timestamptz and d.received_at >= i.received_at - ${window}))`;
-  if (!remember) return sql.unsafe`with input as materialized (${inputRecords(chunk.parts)}) ${keep}`;
+  const remembered = remember
+    ? sql.fragment`remembered as (insert into event_dedup (app_id, client_event_id, event_id, received_at) ${beyondReachOf("kept")}),`
+    : sql.fragment``;
+  // The rollups count what the insert kept, duplicates left out, in the same statement.
   return sql.unsafe`
     with input as materialized (${inputRecords(chunk.parts)}),
-    kept as (${keep} returning ${EVENT_COLUMNS})
-    insert into event_dedup (app_id, client_event_id, event_id, received_at) ${beyondReachOf("kept")}`;
+    kept as (${keep} returning ${KEPT_COLUMNS}),
+    ${remembered}
+    ${rollupOf("kept", false)}`;
 }

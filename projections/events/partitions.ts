@@ -5,6 +5,13 @@ import { outOfReach } from "./reach.ts";
 /** The events read model's partitioned tables. */
 export const EVENT_TABLES = { monthly: "events", dedup: "event_dedup" } as const;
 
+/**
+ * The count rollups, partitioned by month like `events`: a minute or hour bucket lies in the
+ * month of the events it counts, so a statement needs the same months of them. They are prepared
+ * by month only (no dedup days), one parent per call of the runtime's preparePartitions.
+ */
+export const ROLLUP_TABLES = ["event_totals_minute", "event_totals_hour"] as const;
+
 const monthOf = (iso: string) => iso.slice(0, 7);
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 

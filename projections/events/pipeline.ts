@@ -1,6 +1,6 @@
 import { sql, type DatabaseTransactionConnection, type QuerySqlToken } from "slonik";
 import { preparePartitions, type PartitionNeeds } from "../_runtime/partitions.ts";
-import { EVENT_TABLES } from "./partitions.ts";
+import { EVENT_TABLES, ROLLUP_TABLES } from "./partitions.ts";
 
 /** A write statement, built and ready to send, and the partitions its rows go into. */
 export type Statement = { query: QuerySqlToken; needs: PartitionNeeds };
@@ -30,6 +30,10 @@ export class StatementPipeline {
     const wanted = [...[...needs.months].map((month) => `m${month}`), ...[...needs.dedupDays].map((day) => `d${day}`)];
     if (wanted.some((key) => !this.#prepared.has(key))) {
       await preparePartitions(this.tx, EVENT_TABLES, needs);
+      if (needs.months.size > 0) {
+        const months = { months: needs.months, dedupDays: new Set<string>(), maxReceivedMs: 0 };
+        for (const monthly of ROLLUP_TABLES) await preparePartitions(this.tx, { monthly, dedup: EVENT_TABLES.dedup }, months);
+      }
       for (const key of wanted) this.#prepared.add(key);
     }
     this.#inFlight = inBackground(this.tx.query(query));
@@ -56,10 +60,8 @@ function inBackground<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * Settings of the writing transaction, sent in one round trip:
- * - The commit need not wait for the WAL flush: rows and checkpoint commit together, so a database
- *   crash that loses the last transactions loses their checkpoint too, and the projector applies
- *   those facts again from the stream. Nothing acknowledged to a caller depends on this commit.
+ * Settings of the writing transaction, sent in one round trip (the runtime already made its commit
+ * one that does not wait for the WAL flush, projections/_runtime/apply-batch.ts):
  * - No bitmap scans: the statements look rows up one key at a time (a dedup probe per event, an
  *   import's stored events), and without statistics on fresh partitions the planner chose bitmap
  *   scans, which build a bitmap per probe; the dedup probe then runs as an index-only scan.
@@ -69,5 +71,5 @@ function inBackground<T>(work: Promise<T>): Promise<T> {
  */
 async function writeSettings(tx: DatabaseTransactionConnection): Promise<void> {
   await tx.query(sql.unsafe`
-    select set_config('synchronous_commit', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)`);
+    select set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)`);
 }

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods, type DatabasePool } from "slonik";
+import { sql, type CommonQueryMethods } from "slonik";
 import { z } from "zod";
 import { ENVIRONMENTS, LEVELS } from "../../domain/ingest/rules.ts";
 
@@ -57,7 +57,7 @@ const COLUMNS = sql.fragment`
   e.build_number, e.device_model, e.locale, e.country_code, e.is_dev, e."timestamp", e.received_at`;
 
 /** The ids of the active apps the viewer may read, narrowed by the team/project/app filters. */
-function visibleApps(viewer: Viewer, filter: EventFilter) {
+export function visibleApps(viewer: Viewer, filter: EventFilter) {
   const conditions = [sql.fragment`a.deleted_at is null`];
   if (viewer.kind === "team") conditions.push(sql.fragment`a.team_id = ${viewer.teamId}`);
   else {
@@ -71,7 +71,7 @@ function visibleApps(viewer: Viewer, filter: EventFilter) {
   return sql.fragment`select a.id from apps a where ${sql.join(conditions, sql.fragment` and `)}`;
 }
 
-function eventConditions(filter: EventFilter) {
+export function eventConditions(filter: EventFilter) {
   const conditions = [];
   if (filter.levels && filter.levels.length > 0) conditions.push(sql.fragment`e.level = any(${sql.array(filter.levels, "text")})`);
   if (filter.userId !== undefined) conditions.push(sql.fragment`e.user_id = ${filter.userId}`);
@@ -112,28 +112,6 @@ export function listEvents(db: CommonQueryMethods, viewer: Viewer, filter: Event
         order by e."timestamp" ${direction}, e.id ${direction} limit ${page.limit + 1}
      ) e
      order by e."timestamp" ${direction}, e.id ${direction} limit ${page.limit + 1}`);
-}
-
-const countRow = z.object({ count: z.number(), unique_users: z.number(), unique_sessions: z.number() });
-
-/**
- * `{count, unique_users, unique_sessions}` in one pass: grouping sets build the distinct users and
- * the distinct sessions in two hash tables during a single scan (count(distinct) would sort twice).
- * JIT is off because compiling costs more than it saves at these row counts.
- */
-export function countEvents(pool: DatabasePool, viewer: Viewer, filter: EventFilter) {
-  const conditions = [sql.fragment`e.app_id in (${visibleApps(viewer, filter)})`, ...eventConditions(filter)];
-  return pool.transaction(async (tx) => {
-    await tx.query(sql.unsafe`set local jit = off`);
-    await tx.query(sql.unsafe`set local work_mem = '64MB'`);
-    return tx.one(sql.type(countRow)`
-      select coalesce(sum(n) filter (where g = 1), 0)::bigint as count,
-             count(*) filter (where g = 1 and u is not null) as unique_users,
-             count(*) filter (where g = 2) as unique_sessions
-        from (select e.user_id as u, count(*) as n, grouping(e.user_id, e.session_id) as g
-                from events e where ${sql.join(conditions, sql.fragment` and `)}
-               group by grouping sets ((e.user_id), (e.session_id))) groups`);
-  });
 }
 
 /**

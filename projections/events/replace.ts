@@ -3,6 +3,7 @@ import { inputRecords, textArray } from "./columns.ts";
 import { beyondReachOf, EVENT_COLUMNS } from "./insert.ts";
 import type { FactPart } from "./plan.ts";
 import type { ForgottenKey } from "./retained.ts";
+import { rollupOf } from "./rollups.ts";
 
 /**
  * The statement that applies imported events (prepared by `planImport`). Every stored event
@@ -18,6 +19,10 @@ import type { ForgottenKey } from "./retained.ts";
  * in `event_dedup` for an imported timestamp beyond the probe's reach (reach.ts), which holds the
  * pair with the import's receipt time; and `event_retimed` holds the timestamp of every event
  * whose id's time prefix no longer matches it.
+ *
+ * The count rollups (rollups.ts) move with the events: removed ones are taken off their buckets,
+ * written ones added. Sketches only grow: a user or session an update takes out of a bucket stays
+ * in its sketch, so estimates may over-count there (counts stay exact).
  *
  * `forgotten` are keys of imported events past their project's retention (retained.ts): their
  * stored events are removed like any other key's, nothing is written for them, and the retimed
@@ -45,7 +50,7 @@ export function replaceStatement(parts: readonly FactPart[], forgotten: readonly
     removed as (
       delete from events e using keys k
        where e.app_id = k.app_id and e.client_event_id = k.client_event_id
-      returning e.app_id, e.client_event_id, e.id, e.received_at, e.country_code
+      returning e.app_id, e.client_event_id, e.id, e.received_at, e.country_code, e.project_id, e.is_dev, e."timestamp"
     ),
     kept as (
       select distinct on (app_id, client_event_id) app_id, client_event_id, id, country_code from removed
@@ -78,6 +83,16 @@ export function replaceStatement(parts: readonly FactPart[], forgotten: readonly
     ${unwritten}
     restored as (
       delete from event_retimed r using placed p where r.id = p.id and not p.moved
-    )
-    insert into events (${EVENT_COLUMNS}) select ${EVENT_COLUMNS} from written`;
+    ),
+    inserted as (
+      insert into events (${EVENT_COLUMNS}) select ${EVENT_COLUMNS} from written
+    ),
+    -- The rollups lose the removed events from their buckets and gain the written ones: an update
+    -- that moves an event in time or between production and development moves its count with it.
+    changes as (
+      select app_id, project_id, "timestamp", is_dev, null::text as user_id, null::uuid as session_id, -1 as delta from removed
+      union all
+      select app_id, project_id, "timestamp", is_dev, user_id, session_id, 1 from written
+    ),
+    ${rollupOf("changes", true)}`;
 }

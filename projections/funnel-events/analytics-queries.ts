@@ -4,6 +4,7 @@ import type { DataMode, TimeWindow } from "../../domain/analytics/window.ts";
 import type { FunnelBreakdown } from "../../domain/funnels/analytics.ts";
 import { and, dataModeCondition, iso } from "../derived-events/sql.ts";
 import type { KeyedStepFilter } from "./keys.ts";
+import type { StepSource } from "./step-source.ts";
 
 /** Where a funnel query reads: one project's active apps, a retained window, filters. */
 export type FunnelScope = TimeWindow & {
@@ -74,14 +75,14 @@ export function perUser(breakdown: FunnelBreakdown | undefined) {
  * below `reached`, so counts never grow from one step to the next. The highest matching step is
  * found from the top down, stopping at the first match (an event may match several).
  */
-export function openCountsQuery(scope: FunnelScope, steps: readonly KeyedStepFilter[], breakdown?: FunnelBreakdown) {
-  const cases = steps.map((step, k) => sql.fragment`when ${matches(step, "e")} then ${k + 1}::int`).reverse();
+export function openCountsQuery(source: StepSource, steps: number, breakdown?: FunnelBreakdown) {
+  const cases = Array.from({ length: steps }, (_, k) => sql.fragment`when ${source.has(k)} then ${k + 1}::int`).reverse();
   const group = perUser(breakdown);
   return sql.fragment`
     select ${group.value} as value, u.reached, null::text as pattern, null::int as unresolved_user, count(*) as users
       from (
         select ${group.column}, max(case ${sql.join(cases, sql.fragment` `)} end) as reached
-          from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
+          from ${source.rows}
          group by ${group.groups}
       ) u
      where u.reached is not null

@@ -5,6 +5,8 @@ import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
 import { completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, userEvents, type FunnelScope } from "./analytics-queries.ts";
 import { closedCountsQuery } from "./closed-query.ts";
 import { keyedFilters, type KeyedStepFilter } from "./keys.ts";
+import { eventSource, summarySource, type StepSource } from "./step-source.ts";
+import { kindsOfSteps, straddlingUsers, summarized } from "./summary-queries.ts";
 
 export type FunnelStepDefinition = { name: string; event_filter: StepFilter };
 
@@ -27,28 +29,47 @@ function add(counts: Counts, steps: number, value: string | null, reached: numbe
 }
 
 /**
+ * Where a funnel is counted from: the per-user step summaries, and the events of the users whose
+ * summaries straddle an end of the window; or only the events, for a funnel matching many kinds
+ * or kinds the summaries leave out.
+ * The steps' keys, their kinds and the straddling users are three lookups sent at once.
+ */
+async function sourcesOf(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[]): Promise<{ keyed: KeyedStepFilter[]; sources: StepSource[] }> {
+  const [keyed, kinds, straddling] = await Promise.all([keyedFilters(pool, filters), kindsOfSteps(pool, scope.projectId, filters), straddlingUsers(pool, scope)]);
+  if (!summarized(kinds)) return { keyed, sources: [eventSource(scope, keyed)] };
+  const summaries = summarySource(scope, kinds, straddling);
+  return { keyed, sources: straddling.length === 0 ? [summaries] : [summaries, eventSource(scope, keyed, straddling)] };
+}
+
+/**
  * Users per step in one mode. Closed funnels come back as users per steps reached, per order
  * pattern (closedStepsFromOrder) and, for the few whose first and last step times cannot settle
- * it, one by one: their events are read and walked here.
+ * it, one by one: their events are read and walked here. Each source counts users the other does
+ * not have, so their counts add up.
  */
 async function countUsers(
   pool: DatabasePool,
   scope: FunnelScope,
   filters: readonly StepFilter[],
   keyed: readonly KeyedStepFilter[],
+  sources: readonly StepSource[],
   mode: FunnelMode,
   breakdown?: FunnelBreakdown,
 ): Promise<Counts> {
-  const query = mode === "open" ? openCountsQuery(scope, keyed, breakdown) : closedCountsQuery(scope, keyed, breakdown, disjointSteps(filters));
+  const n = filters.length;
+  const disjoint = disjointSteps(filters);
+  const queries = sources.map((source) => (mode === "open" ? openCountsQuery(source, n, breakdown) : closedCountsQuery(source, n, breakdown, disjoint)));
   const counts: Counts = new Map();
   // (user, value) pairs to walk, keyed as JSON; the value is the pair's user key.
   const unresolved = new Map<string, number>();
-  for (const row of await analyticsRows(pool, query, countsRow)) {
-    if (row.unresolved_user !== null) {
-      unresolved.set(JSON.stringify([row.unresolved_user, row.value]), row.unresolved_user);
-      add(counts, filters.length, row.value, 0, 0);
-    } else {
-      add(counts, filters.length, row.value, row.pattern === null ? row.reached : closedStepsFromOrder(row.pattern, -row.reached), row.users);
+  for (const rows of await Promise.all(queries.map((query) => analyticsRows(pool, query, countsRow)))) {
+    for (const row of rows) {
+      if (row.unresolved_user !== null) {
+        unresolved.set(JSON.stringify([row.unresolved_user, row.value]), row.unresolved_user);
+        add(counts, n, row.value, 0, 0);
+      } else {
+        add(counts, n, row.value, row.pattern === null ? row.reached : closedStepsFromOrder(row.pattern, -row.reached), row.users);
+      }
     }
   }
   if (unresolved.size === 0) return counts;
@@ -72,10 +93,10 @@ export async function funnelAnalytics(
   const filters = funnel.steps.map((step) => step.event_filter);
   const names = funnel.steps.map((step) => step.name);
   const none: Counts = new Map();
-  const keyed = scope.appIds.length === 0 ? [] : await keyedFilters(pool, filters);
+  const { keyed, sources } = scope.appIds.length === 0 ? { keyed: [], sources: [] } : await sourcesOf(pool, scope, filters);
   const [overall, grouped] = await Promise.all([
-    scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, mode),
-    breakdown === undefined || scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, mode, breakdown),
+    scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, sources, mode),
+    breakdown === undefined || scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, sources, mode, breakdown),
   ]);
   const steps = stepAnalytics(names, overall.get(null) ?? filters.map(() => 0));
   const result: FunnelAnalytics = { funnel: funnel.name, mode, total_users: steps[0]?.unique_users ?? 0, steps };

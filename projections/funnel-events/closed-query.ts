@@ -1,9 +1,8 @@
 import { sql, type FragmentSqlToken } from "slonik";
 import type { FunnelBreakdown } from "../../domain/funnels/analytics.ts";
 import { ORDER_BITS } from "../../domain/funnels/walk.ts";
-import { and } from "../derived-events/sql.ts";
-import { anyStep, matches, perUser, scopeConditions, type FunnelScope } from "./analytics-queries.ts";
-import type { KeyedStepFilter } from "./keys.ts";
+import { perUser } from "./analytics-queries.ts";
+import type { StepSource } from "./step-source.ts";
 
 /** `a` strictly later than `b`; a missing time is never later. */
 const later = (a: FragmentSqlToken, b: FragmentSqlToken) => sql.fragment`coalesce(${a} > ${b}, false)`;
@@ -23,19 +22,19 @@ const col = (name: string) => sql.fragment`${sql.identifier(["u", name])}`;
  * Where the chain breaks at a middle step k (f(k) <= t(k-1)), the user stops at k unless l(k) is
  * later; then `reached` is -k: step k was done at or before t(k-1) and after it, and t(k) lies
  * in between. When no event can match two steps (disjointSteps), `middle` counts the events of
- * neither the first nor the last step. If that is no more than the middle steps' first and last
- * times show, those steps had no other events: t(k) = l(k) and the order of the first and last
- * times settles the rest, sent as a `pattern` (closedStepsFromOrder) with the users who share it.
+ * the middle steps (the source's `middle`: events count at least those). If that is no more than
+ * the middle steps' first and last times show, those steps had no other events: t(k) = l(k), and
+ * the order of the first and last times settles the rest, sent as a `pattern`
+ * (closedStepsFromOrder) with the users who share it.
  * Any other such user comes back alone as `unresolved_user`, for the caller to walk their events.
  * The count is one more aggregate (a ninth for five steps), but it costs less than walking the
  * users it settles: a second query with an index walk per user.
  */
-export function closedCountsQuery(scope: FunnelScope, steps: readonly KeyedStepFilter[], breakdown?: FunnelBreakdown, disjoint = false) {
-  const n = steps.length;
+export function closedCountsQuery(source: StepSource, n: number, breakdown?: FunnelBreakdown, disjoint = false) {
   const middle = Array.from({ length: Math.max(0, n - 2) }, (_, i) => i + 1);
   // Repeated aggregates are computed once: the planner merges equal ones.
-  const first = (k: number) => sql.fragment`min(e."timestamp") filter (where ${matches(steps[k]!, "e")})`;
-  const last = (k: number) => sql.fragment`max(e."timestamp") filter (where ${matches(steps[k]!, "e")})`;
+  const first = source.first;
+  const last = source.last;
   const breaks = middle.map((k) => sql.fragment`when not ${later(first(k), first(k - 1))} then case when ${later(last(k), first(k - 1))} then ${-k}::int else ${k}::int end`);
   const end = n === 1 ? sql.fragment`1` : sql.fragment`case when ${later(last(n - 1), first(n - 2))} then ${n}::int else ${n - 1}::int end`;
   const reached = breaks.length === 0 ? end : sql.fragment`case ${sql.join(breaks, sql.fragment` `)} else ${end} end`;
@@ -45,8 +44,7 @@ export function closedCountsQuery(scope: FunnelScope, steps: readonly KeyedStepF
   ];
   let settled = sql.fragment`null::text as pattern, case when u.reached < 0 then u.user_key end as unresolved_user`;
   if (disjoint && middle.length > 0) {
-    const ends = sql.fragment`${matches(steps[0]!, "e")} or ${matches(steps[n - 1]!, "e")}`;
-    columns.push(sql.fragment`count(*) filter (where (${ends}) is not true) as middle`);
+    columns.push(sql.fragment`${source.middle(middle, [0, n - 1])} as middle`);
     settled = sql.fragment`
            case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then ${orderLetters(n)} end as pattern,
            case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then null else u.user_key end as unresolved_user`;
@@ -58,7 +56,7 @@ export function closedCountsQuery(scope: FunnelScope, steps: readonly KeyedStepF
     select ${group.value} as value, u.reached, ${settled}, count(*) as users
       from (
         select ${group.column}, ${reached} as reached, ${sql.join(columns, sql.fragment`, `)}
-          from funnel_events e where ${and([...scopeConditions(scope, "e"), anyStep(steps)])}
+          from ${source.rows}
          group by ${group.groups}
         having ${first(0)} is not null
       ) u

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from "slonik";
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from "slonik";
 import { z } from "zod";
 import { ISSUE_STATUSES, type IssueStatus } from "../../domain/issues/status.ts";
 
@@ -53,8 +53,17 @@ export type IssueFilter = {
 /** Position after the last row of the previous page, newest last seen first. */
 export type IssueCursor = { lastSeenAt: string; id: string };
 
-function conditions(filter: IssueFilter) {
-  const where = [sql.fragment`i.team_id = any(${sql.array(filter.teamIds, "uuid")})`];
+/**
+ * `team_id = x` for one team: Postgres 15 reads an index in order only for equality on its leading
+ * column, not for `= any(array)`, even of one element.
+ */
+function teamIs(teamIds: readonly string[]) {
+  return teamIds.length === 1 ? sql.fragment`i.team_id = ${teamIds[0]!}` : sql.fragment`i.team_id = any(${sql.array(teamIds, "uuid")})`;
+}
+
+/** The filter's conditions but the team's. */
+function narrowing(filter: IssueFilter) {
+  const where: FragmentSqlToken[] = [];
   if (filter.projectId !== undefined) where.push(sql.fragment`i.project_id = ${filter.projectId}`);
   if (filter.appId !== undefined) where.push(sql.fragment`i.app_id = ${filter.appId}`);
   if (filter.status !== undefined) where.push(sql.fragment`i.status = ${filter.status}`);
@@ -62,16 +71,30 @@ function conditions(filter: IssueFilter) {
   return where;
 }
 
-/** One page of issues, newest last seen first (then id), with one row more than `limit` when more exist. */
+const conditions = (filter: IssueFilter) => [teamIs(filter.teamIds), ...narrowing(filter)];
+
+/** Every issue has a last_seen_at from its first occurrence, recorded with it; the coalesce only orders a row caught between. */
+const SEEN = sql.fragment`coalesce(i.last_seen_at, i.created_at)`;
+
+/**
+ * One page of issues, newest last seen first (then id), with one row more than `limit` when more
+ * exist. The indexes issues_by_(project|team)[_status]_list hold this order (migration 003), so a
+ * page reads its rows in order. Several teams without a project are read team by team, each in
+ * its index order, and merged: an index walk for `team_id = any(...)` gives no order.
+ */
 export function listIssues(db: CommonQueryMethods, filter: IssueFilter, page: { cursor?: IssueCursor; limit: number }) {
-  const where = conditions(filter);
-  // Every issue has a last_seen_at from its first occurrence, recorded with it; the coalesce only orders a row caught between.
-  const seen = sql.fragment`coalesce(i.last_seen_at, i.created_at)`;
-  if (page.cursor) where.push(sql.fragment`(${seen}, i.id) < (${page.cursor.lastSeenAt}::timestamptz, ${page.cursor.id}::uuid)`);
+  const after = page.cursor ? [sql.fragment`(${SEEN}, i.id) < (${page.cursor.lastSeenAt}::timestamptz, ${page.cursor.id}::uuid)`] : [];
+  const pageWhere = (where: readonly FragmentSqlToken[]) => sql.fragment`
+    select ${COLUMNS}, ${SEEN} as seen from issues i ${SCOPE}
+     where ${sql.join([...where, ...after], sql.fragment` and `)}
+     order by ${SEEN} desc, i.id desc limit ${page.limit + 1}`;
+  if (filter.projectId !== undefined || filter.teamIds.length <= 1) {
+    return db.any(sql.type(issueRow)`select x.* from (${pageWhere(conditions(filter))}) x`);
+  }
+  const perTeam = pageWhere([sql.fragment`i.team_id = t.team_id`, ...narrowing(filter)]);
   return db.any(sql.type(issueRow)`
-    select ${COLUMNS} from issues i ${SCOPE}
-     where ${sql.join(where, sql.fragment` and `)}
-     order by ${seen} desc, i.id desc limit ${page.limit + 1}`);
+    select x.* from unnest(${sql.array(filter.teamIds, "uuid")}) as t(team_id) cross join lateral (${perTeam}) x
+     order by x.seen desc, x.id desc limit ${page.limit + 1}`);
 }
 
 /** One issue of a project, or null. */
@@ -80,12 +103,22 @@ export const issueById = (db: CommonQueryMethods, projectId: string, issueId: st
 
 const countRow = z.object({ status: z.enum(ISSUE_STATUSES), count: z.number() });
 
-/** Issues per status, one grouped count. */
+/**
+ * Issues per status. The issues are counted per (project, dev flag, status, app) from
+ * issues_for_counts alone, in its order (no sort, no hash of every row); only those few groups
+ * are joined to their apps and projects, to leave out deleted ones.
+ */
 export async function countIssues(db: CommonQueryMethods, filter: IssueFilter): Promise<Record<IssueStatus, number>> {
   const rows = await db.any(sql.type(countRow)`
-    select i.status, count(*)::bigint as count from issues i ${SCOPE}
-     where ${sql.join(conditions(filter), sql.fragment` and `)}
-     group by i.status`);
+    select c.status, sum(c.count)::bigint as count
+      from (
+        select i.project_id, i.is_dev, i.status, i.app_id, count(*) as count from issues i
+         where ${sql.join(conditions(filter), sql.fragment` and `)}
+         group by i.project_id, i.is_dev, i.status, i.app_id
+      ) c
+      join apps a on a.id = c.app_id and a.deleted_at is null
+      join projects p on p.id = c.project_id and p.deleted_at is null
+     group by c.status`);
   const counts = Object.fromEntries(ISSUE_STATUSES.map((status) => [status, 0])) as Record<IssueStatus, number>;
   for (const row of rows) counts[row.status] = row.count;
   return counts;

@@ -1,10 +1,11 @@
-import { sql, type FragmentSqlToken } from "slonik";
+import { sql, type FragmentSqlToken, type IdentifierSqlToken } from "slonik";
 import { z } from "zod";
 import { splitHours } from "../../domain/analytics/window.ts";
 import { MAX_ERRORS, type MetricGroupBy } from "../../domain/metrics/aggregation.ts";
 import { METRIC_PHASES } from "../../domain/metrics/derive.ts";
+import type { RollupSource } from "../../domain/metrics/dimensions.ts";
 import { and, iso } from "../derived-events/sql.ts";
-import { eventScope, hasEventFilters, rollupScope, type MetricFilters, type MetricScope } from "./scope.ts";
+import { eventScope, rollupScope, sourceOf, type MetricFilters, type MetricScope } from "./scope.ts";
 
 /** What the counts are grouped by: a query's group_by, or the metric (stats over many metrics). */
 export type Grouping = MetricGroupBy | "slug" | undefined;
@@ -12,11 +13,13 @@ export type Grouping = MetricGroupBy | "slug" | undefined;
 const TIME_UNITS: Record<string, string> = { "time:hour": "hour", "time:day": "day", "time:week": "week" };
 const EVENT_COLUMNS: Record<string, string> = { app_version: "app_version", device_model: "device_model", os_version: "os_version", environment: "environment" };
 
-/** Whether the hourly counts can answer: they know the app and the hour, nothing else of an event. */
-const rollupsCanAnswer = (filters: MetricFilters, grouping: Grouping): boolean =>
-  !hasEventFilters(filters) && (grouping === undefined || grouping === "slug" || grouping === "app_id" || grouping in TIME_UNITS);
+/** The rollups of counts and of error counts of a source. */
+const TABLES = {
+  all: { counts: "metric_hourly", errors: "metric_error_hourly" },
+  dimension: { counts: "metric_dim_hourly", errors: "metric_dim_error_hourly" },
+} as const;
 
-/** The group value of a row of the rollup `h` or of metric_events `e`. Time buckets are UTC. */
+/** The group value of a row of the rollup `h` or of metric_events `e`. Time buckets are UTC; a dimension rollup's value is the field's. */
 function groupValue(grouping: Grouping, alias: "h" | "e"): FragmentSqlToken {
   if (grouping === undefined) return sql.fragment`null::text`;
   const table = sql.identifier([alias]);
@@ -27,6 +30,7 @@ function groupValue(grouping: Grouping, alias: "h" | "e"): FragmentSqlToken {
   }
   if (grouping === "slug") return sql.fragment`${table}.metric_slug`;
   if (grouping === "app_id") return sql.fragment`${table}.app_id::text`;
+  if (alias === "h") return sql.fragment`h.value`;
   return sql.fragment`e.${sql.identifier([EVENT_COLUMNS[grouping]!])}`;
 }
 
@@ -36,7 +40,7 @@ type Parts = { rollup: FragmentSqlToken | null; raw: FragmentSqlToken };
  * The time conditions of both sources: whole hours from the rollup, the edges from the events;
  * or, when the rollups cannot answer, the whole window from the events.
  */
-function timeParts(scope: MetricScope, useRollups: boolean): Parts {
+export function timeParts(scope: MetricScope, useRollups: boolean): Parts {
   if (!useRollups) return { rollup: null, raw: sql.fragment`e."timestamp" >= ${iso(scope.since)} and e."timestamp" <= ${iso(scope.until)}` };
   const { rollupFrom, rollupTo } = splitHours(scope);
   return {
@@ -44,6 +48,21 @@ function timeParts(scope: MetricScope, useRollups: boolean): Parts {
     raw: sql.fragment`((e."timestamp" >= ${iso(scope.since)} and e."timestamp" < ${iso(rollupFrom)})
                      or (e."timestamp" >= ${iso(rollupTo)} and e."timestamp" <= ${iso(scope.until)}))`,
   };
+}
+
+/**
+ * The rollup half of a query (`select ... union all`), or nothing when only the events answer
+ * or the window holds no whole hour. `part` builds it from the source's table of counts (or of
+ * error counts).
+ */
+function rollupPart(
+  source: RollupSource,
+  time: Parts,
+  part: (table: IdentifierSqlToken, source: NonNullable<RollupSource>) => FragmentSqlToken,
+  kind: "counts" | "errors" = "counts",
+): FragmentSqlToken {
+  if (source === null || time.rollup === null) return sql.fragment``;
+  return sql.fragment`${part(sql.identifier([TABLES[source.kind][kind]]), source)} union all`;
 }
 
 export const phaseCountRow = z.object({
@@ -60,18 +79,15 @@ export const phaseCountRow = z.object({
  * with milliseconds, like every timestamp the API shows.
  */
 export function countsQuery(scope: MetricScope, slugs: readonly string[], filters: MetricFilters, grouping: Grouping) {
-  const useRollups = rollupsCanAnswer(filters, grouping);
-  const time = timeParts(scope, useRollups);
+  const source = sourceOf(filters, grouping);
+  const time = timeParts(scope, source !== null);
   const raw = sql.fragment`
     select ${groupValue(grouping, "e")} as value, e.phase, count(*) as events, count(e.duration_ms) as durations,
            coalesce(sum(e.duration_ms::numeric), 0) as duration_sum
       from metric_events e where ${and([...eventScope(scope, slugs, filters), time.raw])} group by 1, 2`;
-  const rollup = time.rollup
-    ? sql.fragment`
-        select ${groupValue(grouping, "h")} as value, h.phase, h.events, h.durations, h.duration_sum
-          from metric_hourly h where ${and([...rollupScope(scope, slugs), time.rollup])}
-        union all`
-    : sql.fragment``;
+  const rollup = rollupPart(source, time, (table, from) => sql.fragment`
+    select ${groupValue(grouping, "h")} as value, h.phase, h.events, h.durations, h.duration_sum
+      from ${table} h where ${and([...rollupScope(scope, slugs, from), time.rollup!])}`);
   const value = grouping !== undefined && grouping in TIME_UNITS ? sql.fragment`to_char(value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : sql.fragment`value`;
   return sql.fragment`
     select ${value} as value, phase, sum(events)::bigint as events, sum(durations)::bigint as durations, sum(duration_sum)::float8 as duration_sum
@@ -83,14 +99,14 @@ const errorRow = z.object({ error: z.string(), count: z.number() });
 
 /** The most frequent errors of fail events in the window, ties by error text. */
 export function errorsQuery(scope: MetricScope, slug: string, filters: MetricFilters) {
-  const time = timeParts(scope, rollupsCanAnswer(filters, undefined));
+  const source = sourceOf(filters, undefined);
+  const time = timeParts(scope, source !== null);
   const raw = sql.fragment`
     select e.error, count(*) as events from metric_events e
      where ${and([...eventScope(scope, [slug], filters), time.raw, sql.fragment`e.phase = 'fail' and e.error is not null`])}
      group by 1`;
-  const rollup = time.rollup
-    ? sql.fragment`select h.error, h.events from metric_error_hourly h where ${and([...rollupScope(scope, [slug]), time.rollup])} union all`
-    : sql.fragment``;
+  const rollup = rollupPart(source, time, (table, from) => sql.fragment`
+    select h.error, h.events from ${table} h where ${and([...rollupScope(scope, [slug], from), time.rollup!])}`, "errors");
   return sql.type(errorRow)`
     select error, sum(events)::bigint as count from (${rollup} ${raw}) parts
      group by error having sum(events) > 0 order by count desc, error limit ${MAX_ERRORS}`;
@@ -111,10 +127,10 @@ export function usersQuery(scope: MetricScope, slug: string, filters: MetricFilt
     ) users`;
 }
 
-/** The 50th, 95th and 99th duration percentiles, continuous (interpolated between neighbours). */
-export function percentilesQuery(scope: MetricScope, slug: string, filters: MetricFilters, threshold: number | null) {
+/** The exact 50th, 95th and 99th duration percentiles, continuous (interpolated between neighbours). */
+export function percentilesQuery(scope: MetricScope, slug: string, filters: MetricFilters) {
   return sql.type(z.object({ percentiles: z.array(z.number()).nullable() }))`
     select percentile_cont(array[0.5, 0.95, 0.99]::float8[]) within group (order by e.duration_ms) as percentiles
-      from metric_events e where ${and([...windowRows(scope, slug, filters, threshold), sql.fragment`e.duration_ms is not null`])}`;
+      from metric_events e where ${and([...windowRows(scope, slug, filters, null), sql.fragment`e.duration_ms is not null`])}`;
 }
 

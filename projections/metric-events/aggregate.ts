@@ -1,41 +1,66 @@
 import type { DatabasePool } from "slonik";
 import { buildAggregation, type Aggregation, type Distribution, type MetricGroupBy } from "../../domain/metrics/aggregation.ts";
-import { estimateUsers, MIN_SAMPLED_USERS, SAMPLE_BUCKETS, sampleThreshold } from "../../domain/metrics/sampling.ts";
+import { digestPercentiles, type DigestPart } from "../../domain/metrics/duration-digest.ts";
+import { estimateUsers, MIN_SAMPLED_USERS, SAMPLE_BUCKETS, selectionThreshold } from "../../domain/metrics/sampling.ts";
 import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
 import { countsQuery, errorsQuery, percentilesQuery, phaseCountRow, usersQuery } from "./aggregate-queries.ts";
-import { hasEventFilters, type MetricFilters, type MetricScope } from "./scope.ts";
+import { digestPartRow, digestQuery } from "./digest-queries.ts";
+import { sourceOf, type MetricFilters, type MetricScope } from "./scope.ts";
 
-/** Above `exactLimit` events in a window unique users and percentiles are estimated (docs/decisions.md). */
-const SAMPLING = { exactLimit: 50_000, minSampledUsers: MIN_SAMPLED_USERS };
+/**
+ * Above `exactLimit` events in a selection unique users and percentiles are estimated; a sampled
+ * read of users walks at most `scanLimit` events of the window, filtered or not (docs/decisions.md).
+ */
+const SAMPLING: Sampling = { exactLimit: 50_000, minSampledUsers: MIN_SAMPLED_USERS };
 
-/** A distribution and how many distinct users were actually read (all of them when exact). */
-type Read = Distribution & { sampledUsers: number };
+/** `scanLimit` defaults to `exactLimit`: a filtered read costs what an unfiltered one does. */
+type Sampling = { exactLimit: number; minSampledUsers: number; scanLimit?: number };
 
-const NO_EVENTS: Read = { unique_users: 0, p50: null, p95: null, p99: null, sample_rate: 1, sampledUsers: 0 };
+const eventsIn = (counts: readonly { events: number }[]): number => counts.reduce((sum, row) => sum + row.events, 0);
 
-/** Users and percentiles of the window, read in parallel (two connections, two cores). */
-async function distribution(pool: DatabasePool, scope: MetricScope, slug: string, filters: MetricFilters, threshold: number | null): Promise<Read> {
+const PERCENTILES = [0.5, 0.95, 0.99];
+
+const NO_EVENTS: Distribution = { unique_users: 0, p50: null, p95: null, p99: null, sample_rate: 1 };
+
+/** Exact users and percentiles: every event of the window, read in parallel (two connections, two cores). */
+async function exactDistribution(pool: DatabasePool, scope: MetricScope, slug: string, filters: MetricFilters): Promise<Distribution> {
   const [[users], [percentiles]] = await Promise.all([
-    analyticsRead(pool, usersQuery(scope, slug, filters, threshold)),
-    analyticsRead(pool, percentilesQuery(scope, slug, filters, threshold)),
+    analyticsRead(pool, usersQuery(scope, slug, filters, null)),
+    analyticsRead(pool, percentilesQuery(scope, slug, filters)),
   ]);
   const [p50 = null, p95 = null, p99 = null] = percentiles?.percentiles ?? [];
+  return { unique_users: users?.users ?? 0, p50, p95, p99, sample_rate: 1 };
+}
+
+/**
+ * Estimated users and percentiles: users from the sample buckets below `threshold`, percentiles
+ * from `digest`, the duration digests of the whole hours and the exact durations of the edges.
+ * Null when the sample holds too few users to trust.
+ */
+async function estimatedDistribution(
+  pool: DatabasePool,
+  scope: MetricScope,
+  slug: string,
+  filters: MetricFilters,
+  digest: readonly DigestPart[],
+  threshold: number,
+  minSampledUsers: number,
+): Promise<Distribution | null> {
+  const [users] = await analyticsRead(pool, usersQuery(scope, slug, filters, threshold));
   const sampledUsers = users?.users ?? 0;
-  return {
-    unique_users: threshold === null ? sampledUsers : estimateUsers(sampledUsers, threshold),
-    p50,
-    p95,
-    p99,
-    sample_rate: threshold === null ? 1 : threshold / SAMPLE_BUCKETS,
-    sampledUsers,
-  };
+  if (sampledUsers < minSampledUsers) return null;
+  const [p50 = null, p95 = null, p99 = null] = digestPercentiles(digest, PERCENTILES);
+  return { unique_users: estimateUsers(sampledUsers, threshold), p50, p95, p99, sample_rate: threshold / SAMPLE_BUCKETS };
 }
 
 /**
  * The aggregation object of one metric over a window. Counts, rates, averages, groups and errors
- * are exact: whole hours come from the hourly counts when no event-level filter asks for more.
- * Unique users and percentiles are exact up to `sampling.exactLimit` events, estimated from a
- * sample of users above it (when the sample holds enough users), with `sample_rate` saying so.
+ * are exact: whole hours come from the hourly rollups (of one dimension when one is filtered or
+ * grouped by), the partial hours at the edges from the events. Unique users and percentiles are
+ * exact up to `sampling.exactLimit` events. Above it, when rollups can answer, unique users are
+ * estimated from a sample of users and percentiles come from duration digests (within 1 %), with
+ * `sample_rate` below 1 saying so; a sample with too few users, or filters no rollup answers,
+ * read every event instead.
  */
 export async function aggregateMetric(
   pool: DatabasePool,
@@ -43,19 +68,25 @@ export async function aggregateMetric(
   slug: string,
   filters: MetricFilters,
   groupBy: MetricGroupBy | undefined,
-  sampling = SAMPLING,
+  sampling: Sampling = SAMPLING,
 ): Promise<Aggregation> {
-  const [counts, errors] = await Promise.all([
+  // The distribution does not depend on the grouping: only the filters choose its source.
+  const source = sourceOf(filters, undefined);
+  const filtered = source?.kind === "dimension";
+  const [counts, errors, all, digest] = await Promise.all([
     analyticsRows(pool, countsQuery(scope, [slug], filters, groupBy), phaseCountRow),
     analyticsRead(pool, errorsQuery(scope, slug, filters)),
+    // A sampled read walks the window's events, not only the filtered ones: it needs their number.
+    filtered ? analyticsRows(pool, countsQuery(scope, [slug], {}, undefined), phaseCountRow) : null,
+    // Read along with the counts (a few ms from rollups), so that an estimate waits for one more query only.
+    source === null ? null : analyticsRows(pool, digestQuery(scope, slug, filters, source), digestPartRow),
   ]);
-  const total = counts.reduce((sum, row) => sum + row.events, 0);
+  const total = eventsIn(counts);
   let spread = NO_EVENTS;
   if (total > 0) {
-    // The sample index covers app and data mode only: other filters read every matching event.
-    const threshold = hasEventFilters(filters) ? null : sampleThreshold(total, sampling.exactLimit);
-    spread = await distribution(pool, scope, slug, filters, threshold);
-    if (threshold !== null && spread.sampledUsers < sampling.minSampledUsers) spread = await distribution(pool, scope, slug, filters, null);
+    const threshold = source === null ? null : selectionThreshold(total, all ? eventsIn(all) : total, sampling.exactLimit, sampling.scanLimit ?? sampling.exactLimit);
+    const estimate = digest !== null && threshold !== null ? await estimatedDistribution(pool, scope, slug, filters, digest, threshold, sampling.minSampledUsers) : null;
+    spread = estimate ?? (await exactDistribution(pool, scope, slug, filters));
   }
   return buildAggregation(counts, errors, spread, groupBy);
 }

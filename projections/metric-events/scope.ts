@@ -1,11 +1,13 @@
 import { sql, type FragmentSqlToken } from "slonik";
 import type { DataMode, TimeWindow } from "../../domain/analytics/window.ts";
+import type { MetricGroupBy } from "../../domain/metrics/aggregation.ts";
+import { rollupSource, type DimensionFilter, type RollupSource } from "../../domain/metrics/dimensions.ts";
 import { dataModeCondition } from "../derived-events/sql.ts";
 
 /** Where a metric query reads: one project's active apps, a retained window, a data mode. */
 export type MetricScope = TimeWindow & { projectId: string; appIds: readonly string[]; dataMode: DataMode };
 
-/** Filters that only the events themselves carry (the hourly counts know apps, not these). */
+/** Filters on event fields: the dimensions have rollups of their own, one at a time; users have none. */
 export type MetricFilters = {
   appVersion?: string;
   deviceModel?: string;
@@ -14,7 +16,20 @@ export type MetricFilters = {
   environment?: string;
 };
 
-export const hasEventFilters = (filters: MetricFilters): boolean => Object.values(filters).some((value) => value !== undefined);
+/** The filters on dimensions, as (dimension, value). */
+function dimensionFilters(filters: MetricFilters): DimensionFilter[] {
+  const given: [DimensionFilter["dimension"], string | undefined][] = [
+    ["app_version", filters.appVersion],
+    ["device_model", filters.deviceModel],
+    ["os_version", filters.osVersion],
+    ["environment", filters.environment],
+  ];
+  return given.flatMap(([dimension, value]) => (value === undefined ? [] : [{ dimension, value }]));
+}
+
+/** Which rollups can answer these filters and grouping (domain/metrics/dimensions.ts). */
+export const sourceOf = (filters: MetricFilters, grouping: MetricGroupBy | "slug" | undefined): RollupSource =>
+  rollupSource(dimensionFilters(filters), filters.userId !== undefined, grouping);
 
 /** The scope without its window: the list has its own time conditions. */
 type Place = Pick<MetricScope, "projectId" | "appIds" | "dataMode">;
@@ -41,5 +56,18 @@ export function eventScope(place: Place, slugs: readonly string[], filters: Metr
   return conditions;
 }
 
-/** Conditions on an hourly rollup `h` for the scope (not time). */
-export const rollupScope = (scope: MetricScope, slugs: readonly string[]): FragmentSqlToken[] => placeConditions(scope, slugs, "h");
+/**
+ * Conditions on an hourly rollup `h` for the scope and the source's dimension and value (not
+ * time). A dimension source reads a `metric_dim_*` or `metric_duration_hourly` rollup; `all`
+ * reads metric_hourly, metric_error_hourly, or the digests of dimension ''.
+ */
+export function rollupScope(scope: MetricScope, slugs: readonly string[], source: NonNullable<RollupSource>, digest = false): FragmentSqlToken[] {
+  const conditions = placeConditions(scope, slugs, "h");
+  if (source.kind === "all") {
+    if (digest) conditions.push(sql.fragment`h.dimension = ''`);
+    return conditions;
+  }
+  conditions.push(sql.fragment`h.dimension = ${source.dimension}`);
+  if (source.value !== undefined) conditions.push(sql.fragment`h.value = ${source.value}`);
+  return conditions;
+}

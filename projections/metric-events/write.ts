@@ -2,6 +2,7 @@ import { sql, type DatabaseTransactionConnection } from "slonik";
 import type { MetricEventRow } from "../../domain/metrics/derive.ts";
 import type { ImportKey } from "../derived-events/plan.ts";
 import { insertDeduped, replaceByKeys, type DerivedTable } from "../derived-events/write.ts";
+import { dimensionRollups, durationBin } from "./dimension-rollups.ts";
 
 const METRIC_EVENTS: DerivedTable = {
   name: "metric_events",
@@ -17,9 +18,15 @@ const METRIC_EVENTS: DerivedTable = {
     "timestamp" timestamptz, received_at timestamptz`,
 };
 
+/** The columns of `changes` the rollups read (with `sign`): the counted row's keys and fields, and its duration's digest bin. */
+const CHANGED = sql.fragment`
+  project_id, metric_slug, "timestamp", app_id, is_dev, phase, duration_ms, error, app_version, device_model, os_version, environment,
+  ${durationBin} as bin`;
+
 /**
- * Adds the signed rows of `changes` (+1 written, -1 removed) to the hourly counts and the hourly
- * error counts. Rows are grouped first: one upsert may not touch a key twice.
+ * Adds the signed rows of `changes` (+1 written, -1 removed) to the hourly counts and error
+ * counts, the same per dimension value, and the duration digests (dimension-rollups.ts). Rows
+ * are grouped first: one upsert may not touch a key twice.
  */
 const rollups = sql.fragment`
   counted as (
@@ -36,11 +43,12 @@ const rollups = sql.fragment`
     select project_id, metric_slug, date_trunc('hour', "timestamp", 'UTC'), app_id, is_dev, error, sum(sign)
       from changes where phase = 'fail' and error is not null group by 1, 2, 3, 4, 5, 6
     on conflict (project_id, metric_slug, hour, app_id, is_dev, error) do update set events = h.events + excluded.events
-  )`;
+  ),
+  ${dimensionRollups}`;
 
 /** Writes ingested metric events, skipping duplicates (insertDeduped), and counts them. */
 export async function insertMetricEvents(tx: DatabaseTransactionConnection, rows: readonly MetricEventRow[]): Promise<void> {
-  await insertDeduped(tx, METRIC_EVENTS, rows, sql.fragment`changes as (select *, 1 as sign from fresh), ${rollups}`);
+  await insertDeduped(tx, METRIC_EVENTS, rows, sql.fragment`changes as (select ${CHANGED}, 1 as sign from fresh), ${rollups}`);
 }
 
 /** Applies imported metric events (replaceByKeys); the counts move by the difference. */
@@ -52,9 +60,9 @@ export async function replaceMetricEvents(tx: DatabaseTransactionConnection, key
     rows,
     sql.fragment`
     changes as (
-      select project_id, metric_slug, "timestamp", app_id, is_dev, phase, duration_ms, error, 1 as sign from input
+      select ${CHANGED}, 1 as sign from input
       union all
-      select project_id, metric_slug, "timestamp", app_id, is_dev, phase, duration_ms, error, -1 from removed
+      select ${CHANGED}, -1 from removed
     ),
     ${rollups}`,
   );

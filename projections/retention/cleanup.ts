@@ -4,6 +4,7 @@ import { allProjectRetentions } from "../directory/retention-queries.ts";
 import { activeSchema, leavesOf, type Leaf } from "./catalog.ts";
 import { deleteExpired, keysIn } from "./delete-expired.ts";
 import { dropMonth } from "./drop-month.ts";
+import { removeExpiredUserDays } from "./funnel-user-days.ts";
 import { EXPIRING_TABLES, type DeletedCounts, type ExpiringTable } from "./tables.ts";
 
 /** Progress between steps: `processed` of `total` steps done. It may throw to stop the cleanup there. */
@@ -17,6 +18,7 @@ export type RetentionCleanupResult = DeletedCounts & {
 type Step = { message: string; run: (progress: (detail: string) => Promise<void>) => Promise<void> };
 
 const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
 
 /**
  * Removes what retention has expired from the events, metric events and funnel events read
@@ -28,7 +30,8 @@ const HOUR_MS = 3_600_000;
  *   walking an index one key value (app, metric, funnel step) at a time. Projects the directory no
  *   longer holds (a re-created slug hard-deletes its predecessor) take the default retention.
  *
- * Hourly metric counts go by hour: a bucket whose hour ended before the cutoff is deleted.
+ * Hourly metric counts go by hour: a bucket whose hour ended before the cutoff is deleted; the
+ * events count rollups likewise by minute and by hour.
  * Nothing else is touched (tables.ts says what and why). The projectors skip expired rows too,
  * so what is removed here does not come back on replay. Safe to run again at any time; run
  * twice at once, the second only finds less to do.
@@ -43,7 +46,10 @@ export async function removeExpiredRows(pool: DatabasePool, now: Date, onStep?: 
     metric_events_deleted: 0,
     metric_hourly_deleted: 0,
     metric_error_hourly_deleted: 0,
+    metric_dimension_rollups_deleted: 0,
     funnel_events_deleted: 0,
+    funnel_user_days_deleted: 0,
+    event_rollups_deleted: 0,
   };
   const steps: Step[] = [];
   const schemas = new Map<string, string>();
@@ -52,6 +58,15 @@ export async function removeExpiredRows(pool: DatabasePool, now: Date, onStep?: 
     schemas.set(table.projection, schema);
     steps.push(...stepsFor(pool, policy, table, await leavesOf(pool, schema, table.table), result));
   }
+  // The funnel summaries go after the funnel events they summarize (funnel-user-days.ts).
+  const funnels = schemas.get("funnel_events") ?? (await activeSchema(pool, "funnel_events"));
+  steps.push({
+    message: `delete expired rows of ${funnels}.funnel_user_days`,
+    run: async (progress) => {
+      const cutoff = (projectId: string) => policy.cutoff(projectId, "funnels");
+      result.funnel_user_days_deleted += await removeExpiredUserDays(pool, funnels, cutoff, (rows) => progress(`${rows} rows`));
+    },
+  });
   const report = onStep ?? (async () => undefined);
   await report(0, steps.length, `${steps.length} steps`);
   for (const [index, step] of steps.entries()) {
@@ -98,8 +113,9 @@ function stepsFor(pool: DatabasePool, policy: RetentionPolicy, table: ExpiringTa
   return steps;
 }
 
-/** The project's cutoff for the table: for hourly counts, the start of the hour it falls in (only whole hours before it go). */
+/** The project's cutoff for the table: for hourly or minute counts, the start of the bucket it falls in (only whole buckets before it go). */
 function cutoffOf(policy: RetentionPolicy, table: ExpiringTable, projectId: string): Date {
   const cutoff = policy.cutoff(projectId, table.kind);
-  return table.hourly ? new Date(Math.floor(cutoff.getTime() / HOUR_MS) * HOUR_MS) : cutoff;
+  const bucket = table.hourly ? HOUR_MS : table.minutely ? MINUTE_MS : 0;
+  return bucket > 0 ? new Date(Math.floor(cutoff.getTime() / bucket) * bucket) : cutoff;
 }

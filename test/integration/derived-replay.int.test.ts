@@ -23,7 +23,7 @@ let http: Client;
 let admin: pg.Client;
 let owner: SignedIn;
 
-const TABLES = ["metric_events", "metric_event_dedup", "metric_hourly", "metric_error_hourly", "funnel_events", "funnel_event_dedup"];
+const TABLES = ["metric_events", "metric_event_dedup", "metric_hourly", "metric_error_hourly", "metric_dim_hourly", "metric_dim_error_hourly", "metric_duration_hourly", "metric_duration_daily", "funnel_events", "funnel_event_dedup", "funnel_user_days"];
 
 /**
  * funnel_events with its keys resolved: a generation numbers users and names in the order it
@@ -36,11 +36,20 @@ const FUNNEL_EVENTS = `
     join public.funnel_names s on s.name_key = e.step_key
     left join public.funnel_names c on c.name_key = e.screen_key`;
 
+/** funnel_user_days with its user and kinds resolved: each kind's first and last time and count, by step and screen name. */
+const FUNNEL_USER_DAYS = `
+  select s.project_id, s.app_id, u.user_id, s.day, s.is_dev, s.environment, s.app_version, s.first_at, s.last_at,
+         (select jsonb_object_agg(n.name || '|' || coalesce(c.name, ''), jsonb_build_array(s.firsts[k.kind], s.lasts[k.kind], s.counts[k.kind]))
+            from public.funnel_kinds k join public.funnel_names n on n.name_key = k.step_key left join public.funnel_names c on c.name_key = k.screen_key
+           where k.project_id = s.project_id and s.counts[k.kind] is not null) as kinds
+    from public.funnel_user_days s join public.funnel_users u on u.user_key = s.user_key`;
+
 /** Every row of the derived read models, read through the public views, in a stable order. */
 async function snapshot(): Promise<Record<string, string[]>> {
   const result: Record<string, string[]> = {};
   for (const table of TABLES) {
-    const source = table === "funnel_events" ? `(${FUNNEL_EVENTS})` : `public.${pg.escapeIdentifier(table)}`;
+    const resolved: Record<string, string> = { funnel_events: FUNNEL_EVENTS, funnel_user_days: FUNNEL_USER_DAYS };
+    const source = resolved[table] ? `(${resolved[table]})` : `public.${pg.escapeIdentifier(table)}`;
     const { rows } = await admin.query<{ row: string }>(`select (to_jsonb(t) - 'user_key' - 'step_key' - 'screen_key')::text as row from ${source} t`);
     result[table] = rows.map((row) => row.row).sort();
   }
@@ -102,6 +111,9 @@ describe("replaying the metric and funnel event read models", () => {
     expect(live.metric_events!.some((row) => row.includes(anonymous))).toBe(false);
     expect(live.funnel_events!.some((row) => row.includes(anonymous))).toBe(false);
     expect(live.funnel_events!.filter((row) => row.includes('"user_id": "user-1"')).length).toBeGreaterThan(7);
+    // Step summaries: a row per user and day (nine users, over days D and D + 1), none of the claimed id.
+    expect(live.funnel_user_days!.length).toBeGreaterThanOrEqual(9);
+    expect(live.funnel_user_days!.some((row) => row.includes(anonymous))).toBe(false);
 
     const cli = runReplayCli(service, "metric_events");
     const deps = replayDeps(service);

@@ -109,19 +109,33 @@ describe("removeExpiredRows", () => {
     expect(await columnOf(service, "events", "timestamp", second.projectId)).toEqual([justKept, ago(100), ago(80)].sort());
     expect(await service.pool.anyFirst(sql.type(z.object({ id: z.string() }))`select id from event_retimed`)).toEqual([]);
     expect(result).toMatchObject({ events_deleted: 2, event_retimed_deleted: 2 });
+    // The events count rollups go with the events they count.
+    const hours = (timestamp: string) => new Date(Math.floor(Date.parse(timestamp) / 3_600_000) * 3_600_000).toISOString();
+    const minutes = (timestamp: string) => new Date(Math.floor(Date.parse(timestamp) / 60_000) * 60_000).toISOString();
+    const rolledUp = async (table: string, column: string) => [...new Set(await columnOf(service, table, column, first.projectId))];
+    expect(await rolledUp("event_totals_minute", "minute")).toEqual([...new Set([ago(10), ago(100), ago(130)].map(minutes))].sort());
+    expect(await rolledUp("event_totals_hour", "hour")).toEqual([...new Set([ago(10), ago(100), ago(130)].map(hours))].sort());
+    expect(result.event_rollups_deleted).toBeGreaterThan(0);
 
     // Metric events and their hourly counts: 365 days for the first project, 90 for the second.
     expect(await columnOf(service, "metric_events", "user_id", first.projectId)).toEqual(["m10", "m200"]);
     expect(await columnOf(service, "metric_events", "user_id", second.projectId)).toEqual(["m80"]);
-    const hours = (timestamp: string) => new Date(Math.floor(Date.parse(timestamp) / 3_600_000) * 3_600_000).toISOString();
     expect(await columnOf(service, "metric_hourly", "hour", first.projectId)).toEqual([hours(ago(10)), hours(ago(200))].sort());
     expect(await columnOf(service, "metric_hourly", "hour", second.projectId)).toEqual([hours(ago(80))]);
     expect(result).toMatchObject({ metric_events_deleted: 1, metric_hourly_deleted: 2 });
+    // The rollups by dimension and the duration digests go by the same hours.
+    expect([...new Set(await columnOf(service, "metric_dim_hourly", "hour", first.projectId))]).toEqual([hours(ago(10)), hours(ago(200))].sort());
+    expect(await columnOf(service, "metric_dim_hourly", "hour", second.projectId)).toEqual(Array(4).fill(hours(ago(80))));
+    expect(result.metric_dimension_rollups_deleted).toBeGreaterThan(0);
 
     // Funnel events (not partitioned by time): 50 days for the first project, 365 for the second.
     expect(await columnOf(service, "funnel_events", "timestamp", first.projectId)).toEqual([ago(10)]);
     expect(await columnOf(service, "funnel_events", "timestamp", second.projectId)).toEqual([ago(200)]);
     expect(result.funnel_events_deleted).toBe(1);
+    // Their per-user step summaries go with them: one row per user and day here.
+    expect(await columnOf(service, "funnel_user_days", "last_at", first.projectId)).toEqual([ago(10)]);
+    expect(await columnOf(service, "funnel_user_days", "last_at", second.projectId)).toEqual([ago(200)]);
+    expect(result.funnel_user_days_deleted).toBe(1);
 
     // Progress: counted up to the total, one report per step at least.
     expect(steps.at(-1)![0]).toBe(steps.at(-1)![1]);
@@ -137,7 +151,10 @@ describe("removeExpiredRows", () => {
       metric_events_deleted: 0,
       metric_hourly_deleted: 0,
       metric_error_hourly_deleted: 0,
+      metric_dimension_rollups_deleted: 0,
       funnel_events_deleted: 0,
+      funnel_user_days_deleted: 0,
+      event_rollups_deleted: 0,
     });
     expect(await columnOf(service, "events", "timestamp", first.projectId)).toEqual([ago(10), ago(10), ago(10), ago(100), ago(130)].sort());
   });

@@ -4,7 +4,8 @@ import { LEVELS } from "../../../domain/ingest/rules.ts";
 import { notFound } from "../../../domain/shared/errors.ts";
 import { timeOfId } from "../../../domain/shared/ids.ts";
 import { attachmentsOfEvent } from "../../../projections/attachments/queries.ts";
-import { countEvents, eventById, listEvents, type EventFilter, type Viewer } from "../../../projections/events/queries.ts";
+import { countEvents, EXACT_DISTINCT_UP_TO } from "../../../projections/events/count.ts";
+import { eventById, listEvents, type EventFilter, type Viewer } from "../../../projections/events/queries.ts";
 import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
 import { environmentFilter, scopeFields, textFilter } from "../analytics/params.ts";
 import { team, type Rule } from "../auth/access.ts";
@@ -59,6 +60,18 @@ export function toFilter(query: z.infer<typeof filterQuery>): EventFilter {
   };
 }
 
+/**
+ * The count's answer: `count` is always exact; the distinct counts are estimates above a window
+ * size, and say so (projections/events/count.ts, docs/decisions.md).
+ */
+const countBody = eventCountBody.extend({
+  estimated: z
+    .boolean()
+    .describe(
+      `true when unique_users and unique_sessions are estimates (HyperLogLog, about 0.8 % standard error; a claim or an import that changed user ids may make them over-count): windows of more than ${EXACT_DISTINCT_UP_TO.toLocaleString("en")} events without a level, environment, screen, user or session filter`,
+    ),
+});
+
 /** Agent keys see their team's apps; users see the apps of every team they belong to, whatever their role. */
 export const viewerOf = (caller: Principal): Viewer => (caller.kind === "user" ? { kind: "member", userId: caller.userId } : { kind: "team", teamId: caller.teamId });
 
@@ -94,10 +107,11 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       {
         schema: {
           summary: "Count events, their users and sessions",
+          description: "`count` is exact. Over large windows `unique_users` and `unique_sessions` are estimated, and `estimated` is true.",
           tags,
           querystring: filterQuery,
-          response: { 200: eventCountBody },
-          examples: { 200: exampleEventCount },
+          response: { 200: countBody },
+          examples: { 200: { ...exampleEventCount, estimated: false } },
         },
         config: { access: eventsAccess },
       },

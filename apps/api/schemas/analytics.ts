@@ -67,7 +67,7 @@ export const metricAggregation = z.object({
   unique_users: count,
   error_breakdown: z.array(z.object({ error: z.string(), count })).describe("The 20 most frequent errors of fail events"),
   groups: z.array(metricGroup).optional().describe("Only with group_by: at most 100, time groups ascending"),
-  sample_rate: z.number().describe("1 when unique users and percentiles are exact; below 1 they are estimated from that share of users"),
+  sample_rate: z.number().describe("1 when unique users and percentiles are exact; below 1 unique users are estimated from that share of users and percentiles come from duration digests (within 1 %)"),
 });
 
 export const metricQueryBody = z.object({ slug: z.string(), aggregation: metricAggregation });
