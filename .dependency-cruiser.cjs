@@ -97,6 +97,23 @@ module.exports = {
       to: { path: "^apps/(api|worker|projector|cli)/", pathNot: "^apps/$1/" },
     },
     {
+      name: "dashboard-only-through-http",
+      severity: "error",
+      comment:
+        "The dashboard runs in the browser and reads the service only over its public HTTP API (typed by the " +
+        "generated OpenAPI types in its own folder): it imports its own files and npm packages, nothing else of " +
+        "the repository, and no service code imports it.",
+      from: { path: "^apps/dashboard/" },
+      to: { path: "^(apps|domain|projections|streams|test|bench|scripts)/", pathNot: "^apps/dashboard/" },
+    },
+    {
+      name: "service-not-dashboard",
+      severity: "error",
+      comment: "The service serves the dashboard's built files; it never imports its source.",
+      from: { path: "^(apps|domain|projections|streams)/", pathNot: "^apps/dashboard/" },
+      to: { path: "^apps/dashboard/" },
+    },
+    {
       name: "no-tests-in-production-code",
       severity: "error",
       comment: "The service never loads test helpers or benchmarks; only tests and benchmarks do.",

@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { ApiDeps } from "./deps.ts";
 import { jobRunRoutes, teamJobRoutes } from "./routes/jobs.ts";
 import { registerAuth } from "./plugins/auth.ts";
+import { registerDashboard } from "./plugins/dashboard.ts";
 import { registerErrorHandling } from "./plugins/errors.ts";
 import { redactingSerializers } from "./plugins/log-redaction.ts";
 import { registerOpenApi } from "./plugins/openapi.ts";
@@ -73,6 +74,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerAuth(app, deps);
   await registerOpenApi(app, { version: "v1", publicBaseUrl: deps.config.publicBaseUrl });
   await app.register(healthRoutes(deps));
+  await registerDashboard(app);
   await app.register(authRoutes(deps), { prefix: "/v1/auth" });
   await app.register(keyRoutes(deps), { prefix: "/v1/auth/keys" });
   await app.register(projectRoutes(deps), { prefix: "/v1/projects" });
