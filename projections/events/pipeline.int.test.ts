@@ -50,10 +50,10 @@ describe("StatementPipeline", () => {
     const settings = await pool.transaction(async (tx) => {
       const pipeline = new StatementPipeline(tx);
       await pipeline.drain();
-      return tx.one(sql.type(z.object({ commit: z.string(), jit: z.string() }))`
-        select current_setting('synchronous_commit') as commit, current_setting('jit') as jit`);
+      return tx.one(sql.type(z.object({ bitmaps: z.string(), jit: z.string() }))`
+        select current_setting('enable_bitmapscan') as bitmaps, current_setting('jit') as jit`);
     });
-    expect(settings).toEqual({ commit: "off", jit: "off" });
+    expect(settings).toEqual({ bitmaps: "off", jit: "off" });
   });
 
   it("reports a failed statement at the next send and at drain, and sends nothing after it", async () => {
