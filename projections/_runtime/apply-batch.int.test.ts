@@ -6,13 +6,12 @@ import pino from "pino";
 import { sql, type DatabasePool } from "slonik";
 import { z } from "zod";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { dropDatabase, isolatedDatabaseUrl } from "../../test/support/service.ts";
+import { scratchDatabase } from "../../test/support/scratch-database.ts";
 import { applyBatch } from "./apply-batch.ts";
-import { ensureDatabase, openPool } from "./database.ts";
 import { migrate } from "./migrate.ts";
 import type { Projection } from "./projection.ts";
 
-const databaseUrl = isolatedDatabaseUrl("apply");
+const database = scratchDatabase("apply");
 let pool: DatabasePool;
 let migrations: string;
 const seen: { commit: string; path: string }[] = [];
@@ -30,14 +29,11 @@ const probe = (): Projection => ({
 
 beforeAll(async () => {
   migrations = await mkdtemp(join(tmpdir(), "probe-migrations-"));
-  await ensureDatabase(databaseUrl);
-  await migrate(databaseUrl, [probe()]);
-  pool = await openPool(databaseUrl, 2);
+  await migrate(database.url, [probe()]);
+  pool = database.pool();
 });
 
 afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(databaseUrl);
   await rm(migrations, { recursive: true, force: true });
 });
 

@@ -1,27 +1,20 @@
 import { sql, type DatabasePool } from "slonik";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { waitUntil } from "../../test/support/processes.ts";
-import { dropDatabase, isolatedDatabaseUrl } from "../../test/support/service.ts";
-import { ensureDatabase, openPool } from "./database.ts";
+import { scratchDatabase } from "../../test/support/scratch-database.ts";
 import { maintainTable, tablesDueForMaintenance } from "./table-maintenance.ts";
 
-const databaseUrl = isolatedDatabaseUrl("maint");
+const database = scratchDatabase("maint");
 let pool: DatabasePool;
 
 beforeAll(async () => {
-  await ensureDatabase(databaseUrl);
-  pool = await openPool(databaseUrl, 2);
+  pool = database.pool();
   await pool.query(sql.unsafe`create schema rm_items_g1`);
   await pool.query(sql.unsafe`create table rm_items_g1.plain (id int primary key, n int)`);
   await pool.query(sql.unsafe`create table rm_items_g1.monthly (id int, at date) partition by range (at)`);
   await pool.query(sql.unsafe`create table rm_items_g1.monthly_p1 partition of rm_items_g1.monthly for values from ('2026-01-01') to ('2026-02-01')`);
   // Outside the generation schemas: not a read model's table.
   await pool.query(sql.unsafe`create table public.elsewhere (id int)`);
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(databaseUrl);
 });
 
 const due = async () => (await tablesDueForMaintenance(pool, 10)).map(({ schema, table, work }) => `${schema}.${table}: ${work}`).sort();

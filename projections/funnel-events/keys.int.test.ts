@@ -2,24 +2,16 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { FunnelEventRow } from "../../domain/funnels/derive.ts";
-import { dropDatabase, isolatedDatabaseUrl } from "../../test/support/service.ts";
-import { ensureDatabase, openPool } from "../_runtime/database.ts";
+import { scratchDatabase } from "../../test/support/scratch-database.ts";
 import { insertFunnelEvents, reassignFunnelEvents } from "./write.ts";
 
-const databaseUrl = isolatedDatabaseUrl("funnelkeys");
+const database = scratchDatabase("funnelkeys");
 let pool: DatabasePool;
-
-beforeAll(async () => {
-  await ensureDatabase(databaseUrl);
-  pool = await openPool(databaseUrl, 2);
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(databaseUrl);
+beforeAll(() => {
+  pool = database.pool();
 });
 
 const migration = (name: string) => readFile(new URL(`./migrations/${name}`, import.meta.url), "utf8");
@@ -74,7 +66,7 @@ describe("funnel events keyed by user and name", () => {
     const schema = `upgrade_${randomUUID().slice(0, 8)}`;
     const rows = [row("ann", "open", "Home", 1), row("bob", "open", null, 2), row(null, "pay", "Cart", 3), row("ann", "Cart", "open", 4)];
     // Migrations are scripts of many statements: run as the migrator does, through pg.
-    const client = new pg.Client({ connectionString: databaseUrl });
+    const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
       await client.query(`create schema ${schema}; set search_path to ${schema}, public`);

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { FunnelEventRow } from "../../domain/funnels/derive.ts";
-import { dropDatabase, isolatedDatabaseUrl } from "../../test/support/service.ts";
-import { ensureDatabase, openPool } from "../_runtime/database.ts";
+import { scratchDatabase } from "../../test/support/scratch-database.ts";
+import { openPool } from "../_runtime/database.ts";
 import { removeExpiredUserDays } from "../retention/funnel-user-days.ts";
 import { funnelAnalytics } from "./analytics.ts";
 import { insertFunnelEvents, reassignFunnelEvents, replaceFunnelEvents } from "./write.ts";
@@ -17,17 +17,10 @@ import { insertFunnelEvents, reassignFunnelEvents, replaceFunnelEvents } from ".
  * or already stored when migration 003 created the table.
  */
 
-const databaseUrl = isolatedDatabaseUrl("userdays");
+const database = scratchDatabase("userdays");
 let pool: DatabasePool;
-
-beforeAll(async () => {
-  await ensureDatabase(databaseUrl);
-  pool = await openPool(databaseUrl, 2);
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(databaseUrl);
+beforeAll(() => {
+  pool = database.pool();
 });
 
 const PROJECT = "00000000-0000-4000-8000-0000000000d1";
@@ -36,7 +29,7 @@ const APP = "00000000-0000-4000-8000-0000000000d2";
 /** A fresh schema migrated up to `last` (a migration file name), run as the migrator does, through pg. */
 async function migratedSchema(last: string, before?: (client: pg.Client) => Promise<void>): Promise<string> {
   const schema = `days_${randomUUID().slice(0, 8)}`;
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
     await client.query(`create schema ${schema}; set search_path to ${schema}, public`);
@@ -176,7 +169,7 @@ describe("per-user step summaries", () => {
     for (const schema of [withSummaries, eventsOnly]) await inSchema(schema, (tx) => insertFunnelEvents(tx, events));
     // Without kinds a funnel matches none in the summaries and is counted from its events.
     await inSchema(eventsOnly, (tx) => tx.query(sql.unsafe`delete from funnel_kinds`));
-    const poolOf = (schema: string) => openPool(`${databaseUrl}?options=${encodeURIComponent(`-c search_path=${schema},public`)}`, 2);
+    const poolOf = (schema: string) => openPool(`${database.url}?options=${encodeURIComponent(`-c search_path=${schema},public`)}`, 2);
     const pools = [await poolOf(withSummaries), await poolOf(eventsOnly)];
     try {
       const funnel = { name: "F", steps: [{ name: "a", event_filter: { step_name: "open" } }, { name: "b", event_filter: { screen_name: "List" } }, { name: "c", event_filter: { step_name: "pay" } }] };
@@ -230,7 +223,7 @@ describe("per-user step summaries", () => {
     expect(slots).toEqual([256]);
     const { kept, rebuilt } = await recomputed(schema);
     expect(kept).toEqual(rebuilt);
-    const scoped = await openPool(`${databaseUrl}?options=${encodeURIComponent(`-c search_path=${schema},public`)}`, 2);
+    const scoped = await openPool(`${database.url}?options=${encodeURIComponent(`-c search_path=${schema},public`)}`, 2);
     try {
       const scope = { projectId: PROJECT, appIds: [APP], dataMode: "production" as const, since: new Date(Date.UTC(2026, 10, 1)), until: new Date(Date.UTC(2026, 10, 3)) };
       const funnel = { name: "F", steps: [{ name: "a", event_filter: { step_name: "s0" } }, { name: "b", event_filter: { step_name: "s299" } }] };
