@@ -21,6 +21,7 @@ describe("loadConfig", () => {
     expect(loadConfig({ PROJECTORS: "events, app_users" }).projectors).toEqual(["events", "app_users"]);
     expect(loadConfig({}).projectors).toBeUndefined();
     expect(loadConfig({ PROJECTORS: " " }).projectors).toBeUndefined();
+    expect(loadConfig({ PROJECTORS: "," }).projectors).toBeUndefined();
   });
 
   it("names every bad variable in one message", () => {

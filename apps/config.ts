@@ -62,7 +62,11 @@ const environmentSchema = z
       .default("https://api.revenuecat.com"),
     SUBPROV_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
-    PROJECTORS: optionalString.transform((value) => value?.split(",").map((name) => name.trim()).filter(Boolean)),
+    // Unset or naming none (",") means every read model, never a process that silently projects nothing.
+    PROJECTORS: optionalString.transform((value) => {
+      const names = value?.split(",").map((name) => name.trim()).filter(Boolean) ?? [];
+      return names.length > 0 ? names : undefined;
+    }),
     JOB_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
     JOB_SCHEDULES: optionalString.transform((value, ctx) => parseSchedules(value, ctx)),
     ATTACHMENTS_DIR: z.string().min(1).default(".data/attachments"),

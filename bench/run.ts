@@ -201,7 +201,7 @@ async function main() {
     const rss = await service.peakRssMb();
     results.peak_rss_mb = rss.total;
     results.peak_rss_mb_by_process = { service: rss.service, projector: rss.projector };
-    log(`service peak RSS: ${rss.total} MB (api ${rss.service} MB, projector and worker child ${rss.projector} MB)`);
+    log(`service peak RSS: ${rss.total} MB (api ${rss.service} MB, projector and worker children ${rss.projector} MB)`);
 
     const rows = targetRows(measured);
     results.summary = rows;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { buildOnce, spawnBuilt, waitUntil } from "../test/support/processes.ts";
 
-/** Peak resident set sizes in MB: of the service process, of its projector child, and their sum. */
+/** Peak resident set sizes in MB: of the service process, of its projector and worker children together, and their sum. */
 export type PeakRss = { total: number; service: number; projector: number };
 
 export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>; rssMb: () => Promise<number>; stop: () => Promise<void> };
@@ -12,7 +12,7 @@ export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>;
  * service are measured apart, as a real fleet and server are.
  */
 export async function startBenchService(env: Record<string, string>, port: number): Promise<BenchService> {
-  // BENCH_SERVICE_NODE_OPTIONS reaches the service and its projector child, e.g. to load a profiler.
+  // BENCH_SERVICE_NODE_OPTIONS reaches the service and its children, e.g. to load a profiler.
   const nodeOptions: Record<string, string> = process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {};
   // PROJECTOR_NICE, when set, reaches the service too, to compare the projector's priorities.
   const nice: Record<string, string> = process.env.PROJECTOR_NICE ? { PROJECTOR_NICE: process.env.PROJECTOR_NICE } : {};
@@ -26,7 +26,7 @@ export async function startBenchService(env: Record<string, string>, port: numbe
   );
   return {
     baseUrl,
-    /** The kernel's high-water marks of the service's resident sets (VmHWM), its projector child included. */
+    /** The kernel's high-water marks of the service's resident sets (VmHWM), its children included. */
     peakRssMb: async () => {
       const peakKb = async (pid: string) => Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8").catch(() => ""))?.[1] ?? 0);
       const children = (await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean);

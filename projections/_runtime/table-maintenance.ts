@@ -1,3 +1,4 @@
+import pg from "pg";
 import { sql, type DatabasePool } from "slonik";
 import { z } from "zod";
 
@@ -7,8 +8,8 @@ export type DueTable = { schema: string; table: string; work: "vacuum" | "analyz
 const dueTable = z.object({ schema: z.string(), table: z.string(), work: z.enum(["vacuum", "analyze"]) });
 
 /**
- * Read-model tables that autovacuum would process now, with its default thresholds: a vacuum when
- * more rows died than 50 + 20% of the table (updated rollup rows, replaced imports) or more were
+ * Read-model tables that autovacuum would process, with its default thresholds: a vacuum when more
+ * rows died than 50 + 20% of the table (updated rollup rows, replaced imports) or more were
  * inserted since the last vacuum than 1,000 + 20% (which keeps the visibility map, and with it
  * index-only scans, current), else an analyze when more rows changed than 50 + 10% since the last
  * one. Only tables that hold rows (plain tables and partitions) in the generation schemas (`rm_*`):
@@ -31,13 +32,24 @@ export async function tablesDueForMaintenance(pool: DatabasePool, limit: number)
   return [...rows];
 }
 
-/** Vacuums (with analyze) or analyzes one table; a table dropped meanwhile (retention, a replay's swap) is skipped. */
-export async function maintainTable(pool: DatabasePool, { schema, table, work }: DueTable): Promise<void> {
-  const exists = await pool.oneFirst(sql.type(z.object({ exists: z.boolean() }))`
-    select to_regclass(${`${quote(schema)}.${quote(table)}`}) is not null as exists`);
-  if (!exists) return;
-  const name = sql.identifier([schema, table]);
-  await pool.query(work === "vacuum" ? sql.unsafe`vacuum (analyze) ${name}` : sql.unsafe`analyze ${name}`);
+/**
+ * Vacuums (with analyze) or analyzes `tables` one after the other, on a connection of its own
+ * without the pool's statement timeout: a vacuum of a month partition can take minutes, and cut
+ * short it would be chosen and cut short again every round. VACUUM cannot run in a transaction, so
+ * it cannot take a `set local`. A table dropped meanwhile (retention, a replay's swap) is skipped.
+ * `stopped` is asked between tables.
+ */
+export async function maintainTables(databaseUrl: string, tables: readonly DueTable[], stopped: () => boolean): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, statement_timeout: 0 });
+  await client.connect();
+  try {
+    for (const { schema, table, work } of tables) {
+      if (stopped()) return;
+      const name = `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
+      const { rows } = await client.query<{ exists: boolean }>("select to_regclass($1) is not null as exists", [name]);
+      if (rows[0]?.exists) await client.query(work === "vacuum" ? `vacuum (analyze) ${name}` : `analyze ${name}`);
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
-
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;

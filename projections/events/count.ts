@@ -39,8 +39,9 @@ export type EventCount = z.infer<typeof countRow> & { estimated: boolean };
  * two partial minutes of rows (splitForRollups), and with it the union of the sketches. A window
  * of at most `exactUpTo` events is then read again for exact distinct counts: the first answer
  * told its size before any whole row was read. Above it, the merged sketches are counted by
- * `distinctEstimate` (linear counting where postgresql-hll's estimate is biased). Sketches may over-count users after a claim or an import that changed them
- * (a sketch cannot forget a value); the exact path never does.
+ * `distinctEstimate` (linear counting where postgresql-hll's estimate is biased). Sketches may
+ * over-count users after a claim or an import that changed them (a sketch cannot forget a value);
+ * the exact path never does.
  */
 export function countEvents(db: DatabasePool | DatabaseTransactionConnection, viewer: Viewer, filter: EventFilter, { exactUpTo = EXACT_DISTINCT_UP_TO } = {}) {
   return db.transaction(async (tx): Promise<EventCount> => {
@@ -49,7 +50,9 @@ export function countEvents(db: DatabasePool | DatabaseTransactionConnection, vi
     if (!readsRows(filter)) {
       const rolled = await tx.one(sql.type(rolledRow)`${rolledUp(viewer, filter)}`);
       if (rolled.count > exactUpTo) {
-        const estimate = (sketch: string | null, hllEstimate: number) => Math.round(distinctEstimate(sketch === null ? null : Buffer.from(sketch, "base64"), hllEstimate));
+        // An estimate never names more users or sessions than there are events.
+        const estimate = (sketch: string | null, hllEstimate: number) =>
+          Math.min(rolled.count, Math.round(distinctEstimate(sketch === null ? null : Buffer.from(sketch, "base64"), hllEstimate)));
         return {
           count: rolled.count,
           unique_users: estimate(rolled.users_sketch, rolled.users_estimate),

@@ -28,7 +28,7 @@ function builtDashboardDir(): string {
   return join(dir, "dist", "dashboard");
 }
 
-/** Every file of the bundle as a URL path (`assets/index-3f2a.js`), read once: the build does not change under a running service. */
+/** Every file of the bundle as a URL path (`assets/index-3f2a.js`). */
 async function bundleFiles(root: string): Promise<Set<string>> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
   return new Set(entries.filter((entry) => entry.isFile()).map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/")));
@@ -42,7 +42,10 @@ async function bundleFiles(root: string): Promise<Set<string>> {
  * while the hashed assets it names are cached for a year.
  */
 export async function registerDashboard(app: FastifyInstance, root = builtDashboardDir()): Promise<void> {
-  const files = await bundleFiles(root);
+  // Read once: the build does not change under a running service. Until a bundle is there (a
+  // service started while a build swapped its folder in) it is looked for again on each request.
+  let files = await bundleFiles(root);
+  const current = async () => (files.has("index.html") ? files : (files = await bundleFiles(root)));
   await app.register(async (scope) => {
     await scope.register(fastifyStatic, { root, serve: false });
 
@@ -52,8 +55,12 @@ export async function registerDashboard(app: FastifyInstance, root = builtDashbo
     };
     const options = { schema: { hide: true }, config: { access: PUBLIC } };
 
-    scope.get(DASHBOARD_PREFIX, options, (_request, reply) => page(reply));
-    scope.get<{ Params: { "*": string } }>(`${DASHBOARD_PREFIX}/*`, options, (request, reply) => {
+    scope.get(DASHBOARD_PREFIX, options, async (_request, reply) => {
+      await current();
+      return page(reply);
+    });
+    scope.get<{ Params: { "*": string } }>(`${DASHBOARD_PREFIX}/*`, options, async (request, reply) => {
+      await current();
       const path = request.params["*"];
       if (path !== "index.html" && files.has(path)) {
         return reply.header("cache-control", path.startsWith(HASHED_ASSETS) ? IMMUTABLE : "no-cache").sendFile(path, { cacheControl: false });
