@@ -68,7 +68,7 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       runner.start();
       runners.push(runner);
     }
-    const maintenance = maintainTables({ pool: infra.pool, databaseUrl: config.databaseUrl, locks, logger: infra.logger });
+    const maintenance = maintainTables({ pool: infra.pool, locks, logger: infra.logger });
     closers.push(maintenance.stop);
   }
   // Attachment bytes: the API stores and serves them, the worker's cleanup removes them.

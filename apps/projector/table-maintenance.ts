@@ -17,7 +17,7 @@ const LOCK = "table-maintenance";
  * the work at a time (an advisory lock); the others skip the round, and so does this one while its
  * last round is still running.
  */
-export function maintainTables(deps: { pool: DatabasePool; databaseUrl: string; locks: ProjectorLocks; logger: Logger }): { stop: () => Promise<void> } {
+export function maintainTables(deps: { pool: DatabasePool; locks: ProjectorLocks; logger: Logger }): { stop: () => Promise<void> } {
   const logger = deps.logger.child({ component: "table-maintenance" });
   let stopped = false;
   let running: Promise<void> | undefined;
@@ -27,7 +27,7 @@ export function maintainTables(deps: { pool: DatabasePool; databaseUrl: string; 
       const due = await tablesDueForMaintenance(deps.pool, TABLES_PER_CHECK);
       if (due.length === 0) return;
       const started = performance.now();
-      await maintain(deps.databaseUrl, due, () => stopped);
+      await maintain(deps.pool, due, () => stopped);
       logger.debug({ tables: due.map((table) => `${table.schema}.${table.table}: ${table.work}`), ms: Math.round(performance.now() - started) }, "maintained read-model tables");
     } finally {
       await deps.locks.release(LOCK);

@@ -50,17 +50,21 @@ async function applyInTransaction(
   oneByOne: boolean,
   log: Logger,
 ): Promise<number> {
-  // One round trip for both checks, the generation's schema as the transaction's search path and
-  // a commit that does not wait for the WAL flush: a read model's rows and its checkpoint commit
-  // together, so a database crash that loses the last commits loses their checkpoints as well, and
-  // the facts are applied again from the stream. The generation row is share-locked even for a
-  // replay, which needs no active generation: a swap waits for the batch, and the replay's own
-  // swap transaction holds that row already.
+  // One round trip for both checks, the generation's schema as the transaction's search path and,
+  // for the read models of the INGEST stream, a commit that does not wait for the WAL flush: a read
+  // model's rows and its checkpoint commit together, so a database crash that loses the last
+  // commits loses their checkpoints as well, and the facts are applied again from the stream. The
+  // DOMAIN read models keep waiting: they back sign-in, keys and permissions, whose writes answer
+  // only once projected, and a user who just signed up must not be "not found" after a crash until
+  // the projector has caught up again; their transactions are few and small. The generation row is
+  // share-locked even for a replay, which needs no active generation: a swap waits for the batch,
+  // and the replay's own swap transaction holds that row already.
+  const commitWait = projection.stream === "INGEST" ? sql.fragment`'off'` : sql.fragment`current_setting('synchronous_commit')`;
   const position = await tx.one(
     sql.type(z.object({ last_seq: z.number(), active_generation: z.number() }))`
       select c.last_seq, g.active_generation,
              set_config('search_path', ${`${generationSchema(projection.name, generation)}, public`}, true) as search_path,
-             set_config('synchronous_commit', 'off', true) as commit_wait
+             set_config('synchronous_commit', ${commitWait}, true) as commit_wait
         from projection_checkpoints c join projection_generations g on g.projection = c.projection
        where c.projection = ${projection.name} and c.generation = ${generation}
          for update of c for share of g`,

@@ -20,7 +20,7 @@ beforeAll(async () => {
   await pool.query(sql.unsafe`create table public.elsewhere (id int)`);
 });
 
-const maintain = (tables: DueTable[]) => maintainTables(database.url, tables, () => false);
+const maintain = (tables: DueTable[]) => maintainTables(pool, tables, () => false);
 const due = async () => (await tablesDueForMaintenance(pool, 10)).map(({ schema, table, work }) => `${schema}.${table}: ${work}`).sort();
 /** Statistics counters reach the shared view when a backend goes idle, within about a second. */
 const noneDue = () => waitUntil("no table to be due", async () => (await due()).length === 0, 10_000, 100);
@@ -58,6 +58,18 @@ it("vacuums the read-model tables that autovacuum would, analyzes the ones that 
   await maintain(await tablesDueForMaintenance(pool, 10));
   await noneDue();
   expect(await pool.oneFirst(sql.unsafe`select n_dead_tup from pg_stat_user_tables where schemaname = 'rm_items_g1' and relname = 'plain'`)).toBe(0);
+});
+
+it("lifts the statement timeout for the vacuum only, and puts the connection's back", async () => {
+  const timeouts = await pool.connect(async (connection) => {
+    await connection.query(sql.unsafe`set statement_timeout = '45s'`);
+    return connection.oneFirst(sql.unsafe`select current_setting('statement_timeout')`);
+  });
+  expect(timeouts).toBe("45s");
+  await maintain([{ schema: "rm_items_g1", table: "plain", work: "vacuum" }]);
+  // The pool has 2 connections; each still has its own timeout afterwards.
+  const after = await Promise.all([0, 1].map(() => pool.connect((connection) => connection.oneFirst(sql.unsafe`select current_setting('statement_timeout')`))));
+  expect(after).not.toContain("0");
 });
 
 it("skips a table dropped after it was named", async () => {

@@ -1,4 +1,3 @@
-import pg from "pg";
 import { sql, type DatabasePool } from "slonik";
 import { z } from "zod";
 
@@ -33,23 +32,29 @@ export async function tablesDueForMaintenance(pool: DatabasePool, limit: number)
 }
 
 /**
- * Vacuums (with analyze) or analyzes `tables` one after the other, on a connection of its own
- * without the pool's statement timeout: a vacuum of a month partition can take minutes, and cut
+ * Vacuums (with analyze) or analyzes `tables` one after the other on one pooled connection, with
+ * its statement timeout lifted meanwhile: a vacuum of a month partition can take minutes, and cut
  * short it would be chosen and cut short again every round. VACUUM cannot run in a transaction, so
- * it cannot take a `set local`. A table dropped meanwhile (retention, a replay's swap) is skipped.
- * `stopped` is asked between tables.
+ * the timeout cannot be a `set local`; it is put back before the connection returns to the pool.
+ * A table dropped meanwhile (retention, a replay's swap) is skipped. `stopped` is asked between
+ * tables.
  */
-export async function maintainTables(databaseUrl: string, tables: readonly DueTable[], stopped: () => boolean): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl, statement_timeout: 0 });
-  await client.connect();
-  try {
-    for (const { schema, table, work } of tables) {
-      if (stopped()) return;
-      const name = `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
-      const { rows } = await client.query<{ exists: boolean }>("select to_regclass($1) is not null as exists", [name]);
-      if (rows[0]?.exists) await client.query(work === "vacuum" ? `vacuum (analyze) ${name}` : `analyze ${name}`);
+export async function maintainTables(pool: DatabasePool, tables: readonly DueTable[], stopped: () => boolean): Promise<void> {
+  await pool.connect(async (connection) => {
+    const timeout = await connection.oneFirst(sql.type(z.object({ timeout: z.string() }))`select current_setting('statement_timeout') as timeout`);
+    await connection.query(sql.unsafe`select set_config('statement_timeout', '0', false)`);
+    try {
+      for (const { schema, table, work } of tables) {
+        if (stopped()) return;
+        const exists = await connection.oneFirst(sql.type(z.object({ exists: z.boolean() }))`
+          select to_regclass(${`${quote(schema)}.${quote(table)}`}) is not null as exists`);
+        const name = sql.identifier([schema, table]);
+        if (exists) await connection.query(work === "vacuum" ? sql.unsafe`vacuum (analyze) ${name}` : sql.unsafe`analyze ${name}`);
+      }
+    } finally {
+      await connection.query(sql.unsafe`select set_config('statement_timeout', ${timeout}, false)`);
     }
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  });
 }
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
