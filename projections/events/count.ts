@@ -66,7 +66,7 @@ export function countEvents(db: DatabasePool | DatabaseTransactionConnection, vi
 }
 
 /** Whether the filter narrows the events by a value the rollups do not keep. */
-const readsRows = (filter: EventFilter) =>
+export const readsRows = (filter: EventFilter) =>
   (filter.levels !== undefined && filter.levels.length > 0) ||
   filter.environment !== undefined ||
   filter.screenName !== undefined ||
@@ -88,7 +88,27 @@ function fromRows(viewer: Viewer, filter: EventFilter): FragmentSqlToken {
              group by grouping sets ((e.user_id), (e.session_id))) groups`;
 }
 
-const instant = (date: Date) => sql.fragment`${date.toISOString()}::timestamptz`;
+export const instant = (date: Date) => sql.fragment`${date.toISOString()}::timestamptz`;
+
+/**
+ * The CTEs `visible` (the viewer's apps the filter selects, with their projects) and `scopes`:
+ * the rollup keys to read, the whole project's (app_id WHOLE_PROJECT) for a project whose apps
+ * are all visible and none deleted (its row would count a deleted app's events), else each
+ * visible app's.
+ */
+export function rollupScopes(viewer: Viewer, filter: EventFilter): FragmentSqlToken {
+  return sql.fragment`
+    visible as materialized (select a.id, a.project_id from apps a where a.id in (${visibleApps(viewer, filter)})),
+    whole as materialized (
+      select v.project_id from visible v group by v.project_id
+      having count(*) = (select count(*) from apps a where a.project_id = v.project_id)
+    ),
+    scopes as materialized (
+      select project_id, ${WHOLE_PROJECT}::uuid as app_id from whole
+      union all
+      select project_id, id from visible where project_id not in (select project_id from whole)
+    )`;
+}
 const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` and `);
 
 /**
@@ -128,16 +148,7 @@ function rolledUp(viewer: Viewer, filter: EventFilter): FragmentSqlToken {
     rows(split.rowsFrom, sql.fragment`e."timestamp" <= ${instant(until)}`),
   ];
   return sql.fragment`
-    with visible as materialized (select a.id, a.project_id from apps a where a.id in (${visibleApps(viewer, filter)})),
-    whole as materialized (
-      select v.project_id from visible v group by v.project_id
-      having count(*) = (select count(*) from apps a where a.project_id = v.project_id)
-    ),
-    scopes as materialized (
-      select project_id, ${WHOLE_PROJECT}::uuid as app_id from whole
-      union all
-      select project_id, id from visible where project_id not in (select project_id from whole)
-    ),
+    with ${rollupScopes(viewer, filter)},
     parts as (${sql.join(branches, sql.fragment` union all `)}),
     merged as (select sum(events) as events, hll_union_agg(users) as users, hll_union_agg(sessions) as sessions from parts)
     select coalesce(events, 0)::bigint as count,

@@ -9,7 +9,7 @@ import { startWithOwner, stopTestService, type TestService } from "../support/se
 import { signIn, type SignedIn } from "../support/users.ts";
 
 /**
- * GET /v1/events, /v1/events/count and /v1/events/:id over a fixed set of ingested events: every
+ * GET /v1/events, /v1/events/count, /v1/events/series and /v1/events/:id over a fixed set of ingested events: every
  * filter, data_mode, since/until, order, cursor pages (including runs of equal timestamps), counts,
  * access per team for users and agent keys, and the rate limit.
  */
@@ -234,6 +234,53 @@ describe("GET /v1/events/count", () => {
     expect(await count(`user_id=u1&environment=ios`)).toEqual(countOf((row) => row.user === "u1" && row.environment === "ios"));
     expect(await count(`team_id=${outsider.teamId}`)).toEqual({ count: 0, unique_users: 0, unique_sessions: 0, estimated: false });
     expect(await count("", outsider.token)).toEqual({ count: 1, unique_users: 1, unique_sessions: 1, estimated: false });
+  });
+});
+
+describe("GET /v1/events/series", () => {
+  const startOf = (timestamp: string, interval: "hour" | "day") => {
+    const width = interval === "hour" ? 3_600_000 : 86_400_000;
+    return new Date(Math.floor(Date.parse(timestamp) / width) * width).toISOString().replace(".000Z", "Z");
+  };
+  const series = async (query: string) => {
+    const response = await http.get(`/v1/events/series?${query}`, { token: owner.token });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body as { interval: "hour" | "day"; since: string; until: string; buckets: { start: string; count: number }[] };
+  };
+  /** The buckets the seeded events give for the answer's own window. */
+  const expected = (body: Awaited<ReturnType<typeof series>>, keep: (row: Seeded) => boolean, dataMode: "production" | "all" = "production") =>
+    body.buckets.map(({ start }) => ({
+      start,
+      count: seeded.filter(
+        (row) => (dataMode === "all" || !row.dev) && keep(row) && row.timestamp >= body.since && row.timestamp <= body.until && startOf(row.timestamp, body.interval) === start,
+      ).length,
+    }));
+
+  it("counts events per UTC hour of the last day by default, every bucket present, from the totals", async () => {
+    const body = await series("");
+    expect(body.interval).toBe("hour");
+    expect(body.buckets.length).toBeGreaterThanOrEqual(24);
+    expect(body.buckets.length).toBeLessThanOrEqual(25);
+    expect(body.buckets.some((bucket) => bucket.count === 0)).toBe(true);
+    expect(body.buckets).toEqual(expected(body, () => true));
+    expect(body.buckets.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(seeded.filter((row) => !row.dev && row.timestamp >= body.since).length);
+  });
+
+  it("cuts by day, takes the count's filters (read from the rows) and data_mode", async () => {
+    const days = await series("since=4d&interval=day&data_mode=all");
+    expect(days.buckets).toEqual(expected(days, () => true, "all"));
+    expect(days.buckets.some((bucket) => bucket.start === startOf(threeDaysAgo, "day") && bucket.count === 1)).toBe(true);
+    const errors = await series("since=4d&interval=day&level=error,warn");
+    expect(errors.buckets).toEqual(expected(errors, (row) => row.level === "error" || row.level === "warn"));
+    const apple = await series(`since=3h&app_id=${appleApp.id}&environment=ios`);
+    expect(apple.buckets).toEqual(expected(apple, (row) => row.app === appleApp.id && row.environment === "ios"));
+  });
+
+  it("answers 400 for an unknown interval, too many buckets or a window that ends before it starts", async () => {
+    expect(await http.get("/v1/events/series?interval=week", { token: owner.token })).toMatchObject({ status: 400, body: anError });
+    const tooMany = await http.get("/v1/events/series?since=60d", { token: owner.token });
+    expect(tooMany).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^interval: \d+ buckets of a hour; at most 744/) } });
+    expect(await http.get("/v1/events/series?since=1h&until=2h", { token: owner.token })).toMatchObject({ status: 400, body: anError });
   });
 });
 

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { LEVELS } from "../../../domain/ingest/rules.ts";
-import { notFound } from "../../../domain/shared/errors.ts";
+import { invalid, notFound } from "../../../domain/shared/errors.ts";
 import { timeOfId } from "../../../domain/shared/ids.ts";
 import { attachmentsOfEvent } from "../../../projections/attachments/queries.ts";
 import { countEvents, EXACT_DISTINCT_UP_TO } from "../../../projections/events/count.ts";
+import { eventSeries, SERIES_INTERVALS } from "../../../projections/events/series.ts";
 import { eventById, listEvents, type EventFilter, type Viewer } from "../../../projections/events/queries.ts";
 import { parseTimeCursor, timePage } from "../analytics/cursor.ts";
 import { environmentFilter, scopeFields, textFilter } from "../analytics/params.ts";
@@ -72,10 +73,28 @@ const countBody = eventCountBody.extend({
     ),
 });
 
+/** Buckets a series answers at most: 31 days of hours, or a long window of days. */
+export const MAX_SERIES_BUCKETS = 744;
+const BUCKET_MS = { hour: 3_600_000, day: 86_400_000 } as const;
+const DEFAULT_SERIES_MS = 24 * 3_600_000;
+
+const seriesQuery = filterQuery.extend({
+  interval: z.enum(SERIES_INTERVALS).default("hour").describe("UTC hours or UTC days"),
+});
+
+const seriesBody = z.object({
+  interval: z.enum(SERIES_INTERVALS),
+  since: z.string().describe("The window's start (ISO 8601); default 24 hours ago"),
+  until: z.string().describe("The window's end (ISO 8601); default now"),
+  buckets: z
+    .array(z.object({ start: z.string().describe("The bucket's first instant (UTC, ISO 8601)"), count: z.number().int() }))
+    .describe("Every bucket the window touches, oldest first, including those without events (count 0); the first and last are cut by the window"),
+});
+
 /** Agent keys see their team's apps; users see the apps of every team they belong to, whatever their role. */
 export const viewerOf = (caller: Principal): Viewer => (caller.kind === "user" ? { kind: "member", userId: caller.userId } : { kind: "team", teamId: caller.teamId });
 
-/** GET /v1/events, /v1/events/count and /v1/events/:id (register with prefix /v1/events). */
+/** GET /v1/events, /v1/events/count, /v1/events/series and /v1/events/:id (register with prefix /v1/events). */
 export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -116,6 +135,42 @@ export function eventRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         config: { access: eventsAccess },
       },
       async (request) => countEvents(deps.pool, viewerOf(request.caller), toFilter(request.query)),
+    );
+
+    app.get(
+      "/series",
+      {
+        schema: {
+          summary: "Count events per hour or day",
+          description:
+            `Exact event counts per UTC hour or day of the window (default: the last 24 hours), with the filters of the count, in one request. ` +
+            `At most ${MAX_SERIES_BUCKETS} buckets: a longer window takes interval=day.`,
+          tags,
+          querystring: seriesQuery,
+          response: { 200: seriesBody },
+          examples: { 200: { interval: "hour", since: "2026-03-01T10:30:00.000Z", until: "2026-03-01T12:10:00.000Z", buckets: [{ start: "2026-03-01T10:00:00Z", count: 12 }, { start: "2026-03-01T11:00:00Z", count: 40 }, { start: "2026-03-01T12:00:00Z", count: 0 }] } },
+        },
+        config: { access: eventsAccess },
+      },
+      async (request) => {
+        const { interval } = request.query;
+        const filter = toFilter(request.query);
+        const until = filter.until ?? new Date();
+        const since = filter.since ?? new Date(until.getTime() - DEFAULT_SERIES_MS);
+        if (since.getTime() > until.getTime()) throw invalid("since: must not be after until");
+        const width = BUCKET_MS[interval];
+        const first = Math.floor(since.getTime() / width) * width;
+        const buckets = Math.floor(until.getTime() / width) - first / width + 1;
+        if (buckets > MAX_SERIES_BUCKETS) throw invalid(`interval: ${buckets} buckets of a ${interval}; at most ${MAX_SERIES_BUCKETS}: use a shorter window or interval=day`);
+        const counted = new Map((await eventSeries(deps.pool, viewerOf(request.caller), { ...filter, since, until }, interval)).map((row) => [row.start, row.count]));
+        const startOf = (index: number) => new Date(first + index * width).toISOString().replace(".000Z", "Z");
+        return {
+          interval,
+          since: since.toISOString(),
+          until: until.toISOString(),
+          buckets: Array.from({ length: buckets }, (_, index) => ({ start: startOf(index), count: counted.get(startOf(index)) ?? 0 })),
+        };
+      },
     );
 
     app.get(

@@ -10069,6 +10069,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count events per hour or day
+         * @description Exact event counts per UTC hour or day of the window (default: the last 24 hours), with the filters of the count, in one request. At most 744 buckets: a longer window takes interval=day.
+         *
+         *     **Access.** A user with at least the member role in the resource's team; API keys of the team need `events:read`. Each call spends a rate-limit token (100 per identity, refilled at 10/s).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    team_id?: string;
+                    project_id?: string;
+                    app_id?: string;
+                    /** @description One level or a comma list of info, debug, warn, error */
+                    level?: string;
+                    user_id?: string;
+                    session_id?: string;
+                    environment?: "ios" | "ipados" | "macos" | "watchos" | "android" | "web" | "backend";
+                    /** @description Exact screen name */
+                    screen_name?: string;
+                    /** @description Start: relative (30m, 1h, 7d, 1w: that long ago) or ISO 8601 */
+                    since?: string;
+                    /** @description End, read like since; default now */
+                    until?: string;
+                    /** @description production: is_dev false; development: is_dev true; all */
+                    data_mode?: "production" | "development" | "all";
+                    /** @description UTC hours or UTC days */
+                    interval?: "hour" | "day";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "interval": "hour",
+                         *       "since": "2026-03-01T10:30:00.000Z",
+                         *       "until": "2026-03-01T12:10:00.000Z",
+                         *       "buckets": [
+                         *         {
+                         *           "start": "2026-03-01T10:00:00Z",
+                         *           "count": 12
+                         *         },
+                         *         {
+                         *           "start": "2026-03-01T11:00:00Z",
+                         *           "count": 40
+                         *         },
+                         *         {
+                         *           "start": "2026-03-01T12:00:00Z",
+                         *           "count": 0
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {string} */
+                            interval: "hour" | "day";
+                            /** @description The window's start (ISO 8601); default 24 hours ago */
+                            since: string;
+                            /** @description The window's end (ISO 8601); default now */
+                            until: string;
+                            /** @description Every bucket the window touches, oldest first, including those without events (count 0); the first and last are cut by the window */
+                            buckets: {
+                                /** @description The bucket's first instant (UTC, ISO 8601) */
+                                start: string;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input: `{"error": "<field>: <problem>"}` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Missing, invalid, revoked or expired credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The credentials do not allow this operation */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Rate limited; retry after the `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A dependency is unavailable, or the change is stored but not yet readable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{id}": {
         parameters: {
             query?: never;

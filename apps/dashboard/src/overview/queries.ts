@@ -1,7 +1,7 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, unwrap } from "../api/client.ts";
-import { untilOf, windowOf, type Bucket, type DataMode, type RangeKey, type TimeWindow } from "./window.ts";
+import { windowOf, type Bucket, type DataMode, type RangeKey, type TimeWindow } from "./window.ts";
 
 export type SeriesPoint = { start: number; events: number; errors: number };
 
@@ -18,43 +18,46 @@ function useMinute(): Date {
   return now;
 }
 
-const countOf = (projectId: string, dataMode: DataMode, since: string, until: string, level?: "error") =>
-  unwrap(api.GET("/v1/events/count", { params: { query: { project_id: projectId, since, until, data_mode: dataMode, level } } }));
+const countOf = (projectId: string, dataMode: DataMode, since: string, until: string) =>
+  unwrap(api.GET("/v1/events/count", { params: { query: { project_id: projectId, since, until, data_mode: dataMode } } }));
 
-/**
- * One bucket's count as a query of its own. The API has no histogram, so a chart costs two counts
- * per bucket, and each count spends one of the caller's rate-limit tokens (100, refilled at 10 a
- * second). Queries per bucket keep that affordable: a finished bucket's count is refreshed every
- * ten minutes (only late events change it) and shared by ranges that overlap, the minutely refresh
- * asks again only for the bucket still filling, and a rate-limited bucket is retried alone.
- */
-function bucketCount(projectId: string, dataMode: DataMode, bucket: Bucket, level: "error" | undefined, enabled: boolean) {
-  const filling = bucket.end > Date.now();
-  return {
-    queryKey: ["count", projectId, dataMode, level ?? "any", bucket.start, bucket.end, filling],
-    queryFn: async () => (await countOf(projectId, dataMode, bucket.since, untilOf(bucket, Date.now()), level)).count,
-    staleTime: filling ? 60_000 : 10 * 60_000,
-    refetchInterval: filling ? 60_000 : 10 * 60_000,
-    enabled,
-  };
+const seriesOf = (projectId: string, dataMode: DataMode, since: string, level?: "error") =>
+  unwrap(api.GET("/v1/events/series", { params: { query: { project_id: projectId, since, until: new Date().toISOString(), interval: "hour", data_mode: dataMode, level } } }));
+
+/** Sums hourly counts (UTC hours) into the range's buckets, each a whole number of hours long. */
+function intoBuckets(buckets: readonly Bucket[], hours: readonly { start: string; count: number }[]): number[] {
+  return buckets.map((bucket) =>
+    hours.reduce((sum, hour) => {
+      const at = Date.parse(hour.start);
+      return at >= bucket.start && at < bucket.end ? sum + hour.count : sum;
+    }, 0),
+  );
 }
 
+/**
+ * Events and errors per bucket: two requests for the whole range (`GET /v1/events/series`, hourly,
+ * summed here into the range's buckets), refreshed every minute while the page is open.
+ */
 function useSeries(projectId: string, dataMode: DataMode, span: TimeWindow, enabled: boolean): Loadable<SeriesPoint[]> {
-  const { buckets } = span;
+  const query = (level: "error" | undefined) => ({
+    queryKey: ["series", projectId, dataMode, level ?? "any", span.since],
+    queryFn: async () => (await seriesOf(projectId, dataMode, span.since, level)).buckets,
+    refetchInterval: 60_000,
+    enabled,
+  });
   const combine = useCallback(
-    (results: { data?: number; error: Error | null; refetch: () => unknown }[]): Loadable<SeriesPoint[]> => {
+    (results: { data?: { start: string; count: number }[]; error: Error | null; refetch: () => unknown }[]): Loadable<SeriesPoint[]> => {
       const error = results.find((result) => result.error)?.error ?? null;
       const refetch = () => results.filter((result) => result.error).forEach((result) => result.refetch());
-      // Counts come in pairs per bucket: every event, then the errors.
-      if (results.some((result) => result.data === undefined)) return { data: undefined, error, refetch };
-      return { data: buckets.map((bucket, index) => ({ start: bucket.start, events: results[2 * index]!.data!, errors: results[2 * index + 1]!.data! })), error, refetch };
+      const [events, errors] = results.map((result) => result.data);
+      if (events === undefined || errors === undefined) return { data: undefined, error, refetch };
+      const eventCounts = intoBuckets(span.buckets, events);
+      const errorCounts = intoBuckets(span.buckets, errors);
+      return { data: span.buckets.map((bucket, index) => ({ start: bucket.start, events: eventCounts[index]!, errors: errorCounts[index]! })), error, refetch };
     },
-    [buckets],
+    [span.buckets],
   );
-  return useQueries({
-    queries: buckets.flatMap((bucket) => [bucketCount(projectId, dataMode, bucket, undefined, enabled), bucketCount(projectId, dataMode, bucket, "error", enabled)]),
-    combine,
-  });
+  return useQueries({ queries: [query(undefined), query("error")], combine });
 }
 
 /**

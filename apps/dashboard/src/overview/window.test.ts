@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { untilOf, windowOf } from "./window.ts";
+import { windowOf } from "./window.ts";
 
 describe("the overview's window", () => {
   it("ends with the bucket holding now, and buckets never overlap", () => {
@@ -8,10 +8,8 @@ describe("the overview's window", () => {
     expect(window.buckets).toHaveLength(24);
     const last = window.buckets.at(-1)!;
     expect(new Date(last.start)).toEqual(new Date(2026, 10, 26, 14, 0, 0));
-    expect(untilOf(last, now.getTime())).toBe(now.toISOString());
-    for (const [index, bucket] of window.buckets.slice(0, -1).entries()) {
-      expect(Date.parse(untilOf(bucket, now.getTime())) + 1).toBe(window.buckets[index + 1]!.start);
-    }
+    expect(last.end).toBeGreaterThan(now.getTime());
+    for (const [index, bucket] of window.buckets.slice(0, -1).entries()) expect(bucket.end).toBe(window.buckets[index + 1]!.start);
     expect(window.since).toBe(window.buckets[0]!.since);
   });
 

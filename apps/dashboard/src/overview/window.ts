@@ -40,9 +40,3 @@ export function windowOf(range: RangeKey, now: Date): TimeWindow {
   });
   return { since: buckets[0]!.since, buckets, stepHours };
 }
-
-/**
- * The `until` to ask the API for a bucket's count: the API counts both ends of a window, so a
- * bucket stops a millisecond before the next one starts, and one still filling stops at `now`.
- */
-export const untilOf = (bucket: Bucket, now: number): string => new Date(Math.min(bucket.end - 1, now)).toISOString();
