@@ -1,4 +1,4 @@
-import { sql, type DatabasePool, type DatabaseTransactionConnection, type FragmentSqlToken } from "slonik";
+import { sql, type DatabasePool, type DatabaseTransactionConnection, type FragmentSqlToken, type SqlToken } from "slonik";
 import { z } from "zod";
 import { splitForRollups, type TimeSpan } from "../../domain/analytics/window.ts";
 import { distinctEstimate } from "./estimate.ts";
@@ -88,7 +88,7 @@ function fromRows(viewer: Viewer, filter: EventFilter): FragmentSqlToken {
              group by grouping sets ((e.user_id), (e.session_id))) groups`;
 }
 
-export const instant = (date: Date) => sql.fragment`${date.toISOString()}::timestamptz`;
+const instant = (date: Date) => sql.fragment`${date.toISOString()}::timestamptz`;
 
 /**
  * The CTEs `visible` (the viewer's apps the filter selects, with their projects) and `scopes`:
@@ -112,41 +112,61 @@ export function rollupScopes(viewer: Viewer, filter: EventFilter): FragmentSqlTo
 const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` and `);
 
 /**
- * The rollup rows of one span: one per bucket for each project whose apps are all visible (none
- * deleted: the whole project's row would count a deleted app's events), one per visible app for
- * the others.
+ * One part of a window as the rollups read it: a tier's totals over a span (`c`, the totals table,
+ * joined to the `scopes` of rollupScopes: one row per bucket for each project whose apps are all
+ * visible, one per visible app for the others), or the events of a partial minute at an edge
+ * (`e`, in the `visible` apps). `from` says where to read; `where` the conditions, data mode
+ * included, the only other filter the rollups answer.
  */
-function rollupRows(filter: EventFilter, tier: "minute" | "hour", span: TimeSpan): FragmentSqlToken {
-  const column = sql.identifier([tier]);
-  const conditions = [sql.fragment`c.${column} >= ${instant(span.from)}`, sql.fragment`c.${column} < ${instant(span.to)}`];
-  if (filter.dataMode === "production") conditions.push(sql.fragment`c.is_dev = false`);
-  if (filter.dataMode === "development") conditions.push(sql.fragment`c.is_dev = true`);
-  return sql.fragment`
-    select sum(c.events) as events, hll_union_agg(c.users) as users, hll_union_agg(c.sessions) as sessions
-      from scopes k join ${sql.identifier([`event_totals_${tier}`])} c on c.project_id = k.project_id and c.app_id = k.app_id
-     where ${and(conditions)}`;
-}
+export type WindowPart = { tier: "minute" | "hour" | "rows"; from: FragmentSqlToken; where: SqlToken };
 
 /**
- * Exact count and estimated distinct counts of the window: each part of the split (hours,
- * minutes, the rows of the partial minutes) is one branch, each a single range of an index that
- * leads with the scope and the time, and the branches' sums and sketches are merged.
+ * The parts of a window (splitForRollups): whole hours, whole minutes of the partial hours, the
+ * rows of the partial minutes. Every instant of the window lies in exactly one of them, and each
+ * is a single range of an index that leads with the scope and the time.
  */
-function rolledUp(viewer: Viewer, filter: EventFilter): FragmentSqlToken {
+export function windowParts(filter: EventFilter): WindowPart[] {
   const since = filter.since ?? EARLIEST;
   const until = filter.until ?? LATEST;
   const split = splitForRollups({ since, until });
-  // The edges are read with the data mode, the only other filter here.
+  const totals = (tier: "minute" | "hour", span: TimeSpan): WindowPart => {
+    const column = sql.identifier(["c", tier]);
+    const conditions = [sql.fragment`${column} >= ${instant(span.from)}`, sql.fragment`${column} < ${instant(span.to)}`];
+    if (filter.dataMode === "production") conditions.push(sql.fragment`c.is_dev = false`);
+    if (filter.dataMode === "development") conditions.push(sql.fragment`c.is_dev = true`);
+    return {
+      tier,
+      from: sql.fragment`scopes k join ${sql.identifier([`event_totals_${tier}`])} c on c.project_id = k.project_id and c.app_id = k.app_id`,
+      where: and(conditions),
+    };
+  };
   const rowConditions = [sql.fragment`e.app_id in (select id from visible)`, ...eventConditions({ dataMode: filter.dataMode })];
-  const rows = (from: Date, to: FragmentSqlToken) => sql.fragment`
-    select count(*) as events, ${sketchOf(userHash(sql.fragment`e.user_id`))} as users, ${sketchOf(sessionHash(sql.fragment`e.session_id`))} as sessions
-      from events e where ${and([...rowConditions, sql.fragment`e."timestamp" >= ${instant(from)}`, to])}`;
-  const branches = [
-    ...(split.hours ? [rollupRows(filter, "hour", split.hours)] : []),
-    ...split.minutes.map((span) => rollupRows(filter, "minute", span)),
+  const rows = (from: Date, to: FragmentSqlToken): WindowPart => ({
+    tier: "rows",
+    from: sql.fragment`events e`,
+    where: and([...rowConditions, sql.fragment`e."timestamp" >= ${instant(from)}`, to]),
+  });
+  return [
+    ...(split.hours ? [totals("hour", split.hours)] : []),
+    ...split.minutes.map((span) => totals("minute", span)),
     ...(split.rowsBefore > since ? [rows(since, sql.fragment`e."timestamp" < ${instant(split.rowsBefore)}`)] : []),
     rows(split.rowsFrom, sql.fragment`e."timestamp" <= ${instant(until)}`),
   ];
+}
+
+/**
+ * Exact count and estimated distinct counts of the window: each part is one branch, and the
+ * branches' sums and sketches are merged.
+ */
+function rolledUp(viewer: Viewer, filter: EventFilter): FragmentSqlToken {
+  const branches = windowParts(filter).map(({ tier, from, where }) =>
+    tier === "rows"
+      ? sql.fragment`
+    select count(*) as events, ${sketchOf(userHash(sql.fragment`e.user_id`))} as users, ${sketchOf(sessionHash(sql.fragment`e.session_id`))} as sessions
+      from ${from} where ${where}`
+      : sql.fragment`
+    select sum(c.events) as events, hll_union_agg(c.users) as users, hll_union_agg(c.sessions) as sessions from ${from} where ${where}`,
+  );
   return sql.fragment`
     with ${rollupScopes(viewer, filter)},
     parts as (${sql.join(branches, sql.fragment` union all `)}),

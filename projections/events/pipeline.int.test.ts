@@ -2,27 +2,23 @@ import pg from "pg";
 import { sql, type DatabasePool } from "slonik";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { dropDatabase, isolatedDatabaseUrl } from "../../test/support/service.ts";
-import { ensureDatabase, openPool } from "../_runtime/database.ts";
+import { scratchDatabase } from "../../test/support/scratch-database.ts";
 import { StatementPipeline, type Statement } from "./pipeline.ts";
 
-const databaseUrl = isolatedDatabaseUrl("pipeline");
+const database = scratchDatabase("pipeline");
 let pool: DatabasePool;
 /** A second session, outside the pipeline's transaction, that holds the lock statements wait on. */
 let holder: pg.Client;
 
 beforeAll(async () => {
-  await ensureDatabase(databaseUrl);
-  pool = await openPool(databaseUrl, 2);
+  pool = database.pool();
   await pool.query(sql.unsafe`create table written (position serial, label text not null)`);
-  holder = new pg.Client({ connectionString: databaseUrl });
+  holder = new pg.Client({ connectionString: database.url });
   await holder.connect();
 });
 
 afterAll(async () => {
   await holder?.end();
-  await pool?.end();
-  await dropDatabase(databaseUrl);
 });
 
 const noPartitions = { months: new Set<string>(), dedupDays: new Set<string>(), maxReceivedMs: 0 };

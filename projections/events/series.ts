@@ -1,7 +1,6 @@
 import { sql, type DatabasePool, type FragmentSqlToken } from "slonik";
 import { z } from "zod";
-import { splitForRollups, type TimeSpan } from "../../domain/analytics/window.ts";
-import { instant, readsRows, rollupScopes } from "./count.ts";
+import { readsRows, rollupScopes, windowParts } from "./count.ts";
 import { eventConditions, visibleApps, type EventFilter, type Viewer } from "./queries.ts";
 
 /** The buckets a series can be cut into: UTC hours or UTC days. */
@@ -39,27 +38,11 @@ function fromRows(viewer: Viewer, filter: EventFilter, interval: SeriesInterval)
       from events e where ${sql.join(conditions, sql.fragment` and `)} group by 1`;
 }
 
-function rolledUp(viewer: Viewer, filter: EventFilter & { since: Date; until: Date }, interval: SeriesInterval): FragmentSqlToken {
-  const split = splitForRollups({ since: filter.since, until: filter.until });
-  const dataMode = filter.dataMode === "production" ? sql.fragment`and c.is_dev = false` : filter.dataMode === "development" ? sql.fragment`and c.is_dev = true` : sql.fragment``;
-  const totals = (tier: "minute" | "hour", span: TimeSpan) => {
-    const column = sql.identifier(["c", tier]);
-    return sql.fragment`
-      select date_bin(${width(interval)}, ${column}, ${EPOCH}) as start, sum(c.events) as events
-        from scopes k join ${sql.identifier([`event_totals_${tier}`])} c on c.project_id = k.project_id and c.app_id = k.app_id
-       where ${column} >= ${instant(span.from)} and ${column} < ${instant(span.to)} ${dataMode}
-       group by 1`;
-  };
-  const rowConditions = [sql.fragment`e.app_id in (select id from visible)`, ...eventConditions({ dataMode: filter.dataMode })];
-  const rows = (from: Date, to: FragmentSqlToken) => sql.fragment`
-    select date_bin(${width(interval)}, e."timestamp", ${EPOCH}) as start, count(*) as events
-      from events e where ${sql.join([...rowConditions, sql.fragment`e."timestamp" >= ${instant(from)}`, to], sql.fragment` and `)}
-     group by 1`;
-  const branches = [
-    ...(split.hours ? [totals("hour", split.hours)] : []),
-    ...split.minutes.map((span) => totals("minute", span)),
-    ...(split.rowsBefore > filter.since ? [rows(filter.since, sql.fragment`e."timestamp" < ${instant(split.rowsBefore)}`)] : []),
-    rows(split.rowsFrom, sql.fragment`e."timestamp" <= ${instant(filter.until)}`),
-  ];
+function rolledUp(viewer: Viewer, filter: EventFilter, interval: SeriesInterval): FragmentSqlToken {
+  const branches = windowParts(filter).map(({ tier, from, where }) => {
+    const time = tier === "rows" ? sql.fragment`e."timestamp"` : sql.identifier(["c", tier]);
+    const events = tier === "rows" ? sql.fragment`count(*)` : sql.fragment`sum(c.events)`;
+    return sql.fragment`select date_bin(${width(interval)}, ${time}, ${EPOCH}) as start, ${events} as events from ${from} where ${where} group by 1`;
+  });
   return sql.fragment`with ${rollupScopes(viewer, filter)} ${sql.join(branches, sql.fragment` union all `)}`;
 }

@@ -2,15 +2,14 @@ import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { sql, type DatabasePool } from "slonik";
 import { z } from "zod";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildAggregation, type Aggregation, type MetricGroupBy, type PhaseCount } from "../../domain/metrics/aggregation.ts";
 import { METRIC_PHASES, type MetricEventRow } from "../../domain/metrics/derive.ts";
 import { DIGEST_RELATIVE_ERROR } from "../../domain/metrics/duration-digest.ts";
-import { ensureDatabase, openPool } from "../_runtime/database.ts";
 import { migrate, migrateSchema } from "../_runtime/migrate.ts";
 import { preparePartitions } from "../_runtime/partitions.ts";
 import { monthOf, type ImportKey } from "../derived-events/plan.ts";
-import { dropDatabase, isolatedDatabaseUrl } from "../../test/support/service.ts";
+import { scratchDatabase } from "../../test/support/scratch-database.ts";
 import { seededRandom } from "../../test/support/seeded-random.ts";
 import { aggregateMetric } from "./aggregate.ts";
 import { metricEventsProjection } from "./apply.ts";
@@ -76,7 +75,8 @@ const replacedKeys: ImportKey[] = inserted.slice(0, 400).map((row) => ({ app_id:
 const replacements = events(300, 12, 0x10000).map((row, i) => ({ ...row, app_id: inserted[i]!.app_id, client_event_id: inserted[i]!.client_event_id }));
 const finalRows = [...inserted.slice(400), ...replacements];
 
-let databaseUrl: string;
+const database = scratchDatabase("metricrollups", 4);
+const databaseUrl = database.url;
 let pool: DatabasePool;
 
 /** A new generation schema of the read model, migrated. */
@@ -110,18 +110,12 @@ async function writeAll(schema: string, chunk: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  databaseUrl = isolatedDatabaseUrl("metricrollups");
-  await ensureDatabase(databaseUrl);
   await migrate(databaseUrl, [metricEventsProjection]);
-  pool = await openPool(databaseUrl, 4);
+  pool = database.pool();
   await writeAll("rm_metric_events_g1", 1_000);
   await pool.query(sql.unsafe`analyze`);
 }, 60_000);
 
-afterAll(async () => {
-  await pool?.end();
-  if (databaseUrl) await dropDatabase(databaseUrl);
-});
 
 const FIELDS: Record<string, keyof MetricEventRow> = { app_version: "app_version", device_model: "device_model", os_version: "os_version", environment: "environment", app_id: "app_id" };
 
