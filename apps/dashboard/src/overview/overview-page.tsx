@@ -1,24 +1,15 @@
-import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { useSearchParams } from "react-router";
-import { api, unwrap } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
-import { Empty, ErrorState, Loading } from "../ui/states.tsx";
+import { ProjectPicker, useProjectChoice, useSearchParam } from "../ui/project-picker.tsx";
+import { Empty, ErrorState, Loaded, Loading } from "../ui/states.tsx";
 import { CountChart } from "./count-chart.tsx";
 import { DataModeSwitch, RangePicker } from "./controls.tsx";
 import { IssueStatus } from "./issue-status.tsx";
 import { MetricRates } from "./metric-rates.tsx";
-import { useOverview, type Loadable } from "./queries.ts";
+import { useOverview } from "./queries.ts";
 import { dataModeOf, rangeOf } from "./window.ts";
 
 const number = new Intl.NumberFormat();
-
-/** A query's three states around what it shows once loaded; a failed refresh keeps the data it had. */
-function Loaded<T>({ query, label, children }: { query: Loadable<T>; label: string; children: (data: T) => ReactNode }) {
-  if (query.data !== undefined) return <>{children(query.data)}</>;
-  if (query.error) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
-  return <Loading label={label} />;
-}
 
 function Tile({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -31,24 +22,17 @@ function Tile({ label, children }: { label: string; children: ReactNode }) {
 
 /**
  * A project at a glance. The project, range and data mode live in the URL (`?project=…&range=7d&
- * mode=all`), so a view can be reloaded and shared, and with a project in the URL its data is
- * asked for at once, alongside the project list rather than after it.
+ * mode=all`), so a view can be reloaded and shared.
  */
 export function OverviewPage() {
   const { team } = useSession();
-  const [params, setParams] = useSearchParams();
-  const range = rangeOf(params.get("range"));
-  const dataMode = dataModeOf(params.get("mode"));
-  const projects = useQuery({ queryKey: ["projects", team.id], queryFn: () => unwrap(api.GET("/v1/projects", { params: { query: { team_id: team.id } } })) });
-  const projectId = params.get("project") ?? projects.data?.projects[0]?.id;
+  const choice = useProjectChoice();
+  const { projects, projectId } = choice;
+  const [rangeParam, setRange] = useSearchParam("range");
+  const [modeParam, setMode] = useSearchParam("mode");
+  const range = rangeOf(rangeParam);
+  const dataMode = dataModeOf(modeParam);
   const { series, totals, issues, metrics, stepHours } = useOverview(projectId, range, dataMode);
-
-  const set = (name: string, value: string) =>
-    setParams((current) => {
-      const next = new URLSearchParams(current);
-      next.set(name, value);
-      return next;
-    });
 
   if (projects.isPending && !projectId) return <Loading label="Loading projects" />;
   if (projects.isError && !projectId) return <ErrorState error={projects.error} retry={() => void projects.refetch()} />;
@@ -72,19 +56,9 @@ export function OverviewPage() {
       <div className="page-head">
         <h1 id="page-title">Overview</h1>
         <div className="controls">
-          <label className="project">
-            Project
-            <select value={projectId} onChange={(event) => set("project", event.target.value)}>
-              {(projects.data?.projects ?? []).map((project) => (
-                <option key={project.id} value={project.id}>
-                  {project.name}
-                </option>
-              ))}
-              {!projects.data?.projects.some((project) => project.id === projectId) && <option value={projectId}>{projects.isPending ? "Loading…" : "Unknown project"}</option>}
-            </select>
-          </label>
-          <RangePicker value={range} onChange={(value) => set("range", value)} />
-          <DataModeSwitch value={dataMode} onChange={(value) => set("mode", value)} />
+          <ProjectPicker choice={choice} />
+          <RangePicker value={range} onChange={setRange} />
+          <DataModeSwitch value={dataMode} onChange={setMode} />
         </div>
       </div>
 

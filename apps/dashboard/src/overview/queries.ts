@@ -1,12 +1,11 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, unwrap } from "../api/client.ts";
+import type { Loadable } from "../ui/states.tsx";
 import { windowOf, type Bucket, type DataMode, type RangeKey, type TimeWindow } from "./window.ts";
 
 export type SeriesPoint = { start: number; events: number; errors: number };
 
-/** What a page region needs from one or several queries: it is loading, failed, or has its data. */
-export type Loadable<T> = { data: T | undefined; error: Error | null; refetch: () => unknown };
 
 /** The current time, moved on every minute: the window slides with it, so a new hour gets its bucket. */
 function useMinute(): Date {

@@ -1,5 +1,8 @@
 import type { ReactNode } from "react";
 
+/** What a page region needs from one or several queries: it is loading, failed, or has its data. */
+export type Loadable<T> = { data: T | undefined; error: Error | null; refetch: () => unknown };
+
 /** A region still waiting for its data; screen readers hear the label once. */
 export function Loading({ label = "Loading" }: { label?: string }) {
   return (
@@ -26,4 +29,11 @@ export function ErrorState({ error, retry }: { error: Error; retry?: () => void 
 /** Data that loaded and is empty: what that means and what to do about it. */
 export function Empty({ children }: { children: ReactNode }) {
   return <div className="state empty">{children}</div>;
+}
+
+/** A query's three states around what it shows once loaded; a failed refresh keeps the data it had. */
+export function Loaded<T>({ query, label, children }: { query: Loadable<T>; label: string; children: (data: T) => ReactNode }) {
+  if (query.data !== undefined) return <>{children(query.data)}</>;
+  if (query.error) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
+  return <Loading label={label} />;
 }
