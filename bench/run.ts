@@ -24,6 +24,7 @@ import { runIssueListBench } from "./issue-lists.ts";
 import { measureIssueLatency } from "./issues.ts";
 import { KeyPacer } from "./key-pacer.ts";
 import { measureLag } from "./lag.ts";
+import { measureOverviewPage } from "./overview-page.ts";
 import { measureQuery } from "./queries.ts";
 import { measureRawLimits } from "./raw-limits.ts";
 import { startBenchService } from "./service-process.ts";
@@ -171,6 +172,16 @@ async function main() {
         log(`counts (${layout.name}, ${settings.countClients} clients): ${Object.entries(counts.latency).map(([name, figures]) => `${name} p95 ${figures.p95_ms} ms`).join(", ")}`);
       }
       results.counts = measured.counts;
+    }
+
+    if (runs("overview")) {
+      const events = await eventsProjected(db);
+      const overview = await measureOverviewPage({ baseUrl: service.baseUrl, token: fleet.token, projectId: fleet.projectId, loads: settings.overviewLoads });
+      results.overview_page = measured.overview = { ...overview, events };
+      log(
+        `dashboard overview of ${events} events, load to charts drawn: first visit ${overview.first_visit_ms} ms; ` +
+          Object.entries(overview.ranges).map(([range, figures]) => `${range} p50 ${figures.p50_ms} ms, p95 ${figures.p95_ms} ms`).join("; "),
+      );
     }
 
     if (runs("analytics")) {

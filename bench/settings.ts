@@ -30,6 +30,8 @@ export const settings = {
   countClients: Number(process.env.BENCH_COUNT_CLIENTS ?? 8),
   /** Requests each count client makes per figure. */
   countRequests: Number(process.env.BENCH_COUNT_REQUESTS ?? 50),
+  /** Reloads of the dashboard's overview per range in the overview phase. */
+  overviewLoads: Number(process.env.BENCH_OVERVIEW_LOADS ?? 10),
   metricEvents: Number(process.env.BENCH_METRIC_EVENTS ?? 2_000_000),
   funnelUsers: Number(process.env.BENCH_FUNNEL_USERS ?? 200_000),
   issueListIssues: Number(process.env.BENCH_ISSUE_LIST_ISSUES ?? 100_000),
@@ -37,11 +39,11 @@ export const settings = {
   nats: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
 };
 
-export const PHASES = ["raw", "attachments", "ingest", "issues", "drain", "import", "counts", "analytics", "ads"] as const;
+export const PHASES = ["raw", "attachments", "ingest", "issues", "drain", "import", "counts", "overview", "analytics", "ads"] as const;
 export type Phase = (typeof PHASES)[number];
 const chosen = settings.only?.split(",").map((name) => name.trim()) ?? [...PHASES];
 for (const name of chosen) if (!(PHASES as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown phase ${name}; known: ${PHASES.join(", ")}`);
-/** Whether `phase` runs: every phase without BENCH_ONLY (analytics unless BENCH_ANALYTICS=0), else those named and what counts needs. */
+/** Whether `phase` runs: every phase without BENCH_ONLY (analytics unless BENCH_ANALYTICS=0), else those named and what counts and overview need. */
 export const runs = (phase: Phase): boolean =>
   (phase !== "analytics" || settings.analytics || settings.only !== undefined) &&
-  (chosen.includes(phase) || ((phase === "drain" || phase === "import") && chosen.includes("counts")));
+  (chosen.includes(phase) || ((phase === "drain" || phase === "import") && chosen.includes("counts")) || (phase === "drain" && chosen.includes("overview")));

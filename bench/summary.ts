@@ -4,6 +4,7 @@ import type { DrainFigures } from "./drain.ts";
 import type { ImportFigures } from "./import-load.ts";
 import type { IngestFigures } from "./ingest-load.ts";
 import type { IssueListFigures } from "./issue-lists.ts";
+import type { OverviewPageFigures } from "./overview-page.ts";
 import type { RawLimits } from "./raw-limits.ts";
 import { round } from "./stats.ts";
 
@@ -21,6 +22,7 @@ export type Measured = {
   counts?: CountFigures[];
   analytics?: AnalyticsFigures;
   issues?: IssueListFigures;
+  overview?: OverviewPageFigures & { events: number };
 };
 
 const NONE = "—";
@@ -96,6 +98,9 @@ export function targetRows(m: Measured): TargetRow[] {
     rows.push(latency(`issue counts (${m.issues.issues} issues)`, "p95", m.issues.count.p95_ms, 50));
     rows.push(latency("issue list", "p95", m.issues.list.p95_ms, 50));
     for (const [status, figures] of Object.entries(m.issues.list_by_status)) rows.push(latency(`issue list, ${status}`, "p95", figures.p95_ms, 50));
+  }
+  if (m.overview) {
+    for (const [range, figures] of Object.entries(m.overview.ranges)) rows.push(latency(`dashboard overview, ${m.overview.events} events, ${range}, to charts drawn`, "p95", figures.p95_ms, 1000));
   }
   return rows;
 }
