@@ -17,6 +17,12 @@ describe("loadConfig", () => {
     expect(loadConfig({ NATS_URL: "nats://a:4222, nats://b:4222" }).natsServers).toEqual(["nats://a:4222", "nats://b:4222"]);
   });
 
+  it("reads the replica count of streams and buckets, 1 by default, 1 to 5 copies", () => {
+    expect(loadConfig({}).streamReplicas).toBe(1);
+    expect(loadConfig({ STREAM_REPLICAS: "3" }).streamReplicas).toBe(3);
+    for (const bad of ["0", "6", "two", "1.5"]) expect(() => loadConfig({ STREAM_REPLICAS: bad })).toThrow(/STREAM_REPLICAS/);
+  });
+
   it("reads the read models a process projects, every one when PROJECTORS is unset or empty", () => {
     expect(loadConfig({ PROJECTORS: "events, app_users" }).projectors).toEqual(["events", "app_users"]);
     expect(loadConfig({}).projectors).toBeUndefined();

@@ -23,6 +23,8 @@ const environmentSchema = z
       .default("nats://127.0.0.1:4222")
       .transform((value) => value.split(",").map((server) => server.trim()).filter(Boolean))
       .refine((servers) => servers.length > 0, "must name at least one server"),
+    // Copies of every stream and KV bucket: 1 on a single server, 3 on a cluster (docs/operations.md).
+    STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
     JWT_SECRET: optionalString,
     COOKIE_DOMAIN: optionalString,
     PUBLIC_BASE_URL: optionalString,
@@ -130,6 +132,8 @@ export type Config = {
   host: string;
   databaseUrl: string;
   natsServers: string[];
+  /** How many servers of the NATS cluster hold each stream and KV bucket (`STREAM_REPLICAS`). */
+  streamReplicas: number;
   /**
    * HS256 key of session tokens and sign-in code hashes. Unset outside production: the API then
    * uses a random secret generated once per namespace and kept in NATS (streams/shared-secret.ts).
@@ -256,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     natsServers: e.NATS_URL,
+    streamReplicas: e.STREAM_REPLICAS,
     jwtSecret: e.JWT_SECRET,
     cookieDomain: e.COOKIE_DOMAIN,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),

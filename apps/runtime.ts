@@ -43,7 +43,7 @@ export async function openInfrastructure(config: Config, logger = pino({ level: 
   await ensureDatabase(config.databaseUrl);
   await migrate(config.databaseUrl, PROJECTIONS);
   const log = await connectLog(config.natsServers, config.namespace, logger);
-  await ensureStreams(log);
+  await ensureStreams(log, config.streamReplicas);
   const pool = await openPool(config.databaseUrl, config.databasePoolSize);
   return { logger, log, pool };
 }

@@ -11,7 +11,7 @@ const TWO_MINUTES = nanos(2 * 60 * 1000);
  * limit either: the retention job purges each project's event batches once every read model has
  * expired them (streams/purge.ts), and keeps identity facts for ever.
  */
-export function streamConfig(names: Names, kind: StreamKind): Partial<StreamConfig> {
+export function streamConfig(names: Names, kind: StreamKind, replicas: number): Partial<StreamConfig> {
   return {
     name: names.stream(kind),
     subjects: [`${names.subjectRoot(kind)}.>`],
@@ -21,7 +21,7 @@ export function streamConfig(names: Names, kind: StreamKind): Partial<StreamConf
     duplicate_window: TWO_MINUTES,
     max_msgs_per_subject: -1,
     allow_direct: true,
-    num_replicas: 1,
+    num_replicas: replicas,
   };
 }
 

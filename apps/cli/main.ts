@@ -4,6 +4,7 @@ import { STREAM_KINDS, type StreamKind } from "../../domain/shared/stream-kind.t
 import { activeCheckpoints } from "../../projections/_runtime/checkpoint-queries.ts";
 import { replay } from "../../projections/_runtime/replay.ts";
 import { projectionNamed, PROJECTIONS } from "../../projections/registry.ts";
+import { placementOf } from "../../streams/placement.ts";
 import { streamHead, streamState } from "../../streams/stream-head.ts";
 import { loadConfig } from "../config.ts";
 import { factSourceOf } from "../projector/fact-source.ts";
@@ -76,8 +77,9 @@ async function main(): Promise<void> {
       console.log("database, streams and read models are up to date");
     } else if (command === "streams") {
       for (const kind of STREAM_KINDS) {
-        const state = await streamState(log, kind);
-        console.log(`${state.name}: ${state.messages} messages, last seq ${state.lastSeq}, ${state.bytes} bytes`);
+        const [state, placement] = await Promise.all([streamState(log, kind), placementOf(log, { stream: kind })]);
+        const copies = placement.leader === undefined ? `${placement.replicas} replica(s)` : `${placement.replicas} replica(s), leader ${placement.leader}`;
+        console.log(`${state.name}: ${state.messages} messages, last seq ${state.lastSeq}, ${state.bytes} bytes, ${copies}`);
       }
       for (const row of await activeCheckpoints(pool)) {
         const head = await streamHead(log, row.stream as StreamKind);
