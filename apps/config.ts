@@ -63,6 +63,8 @@ const environmentSchema = z
       .refine((value) => /^https?:\/\//.test(value), "must be an http:// or https:// URL")
       .default("https://api.revenuecat.com"),
     SUBPROV_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    // Where a process without the API (start:projector, start:worker) serves /metrics; unset: nowhere.
+    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
     // Unset or naming none (",") means every read model, never a process that silently projects nothing.
     PROJECTORS: optionalString.transform((value) => {
@@ -134,6 +136,8 @@ export type Config = {
   natsServers: string[];
   /** How many servers of the NATS cluster hold each stream and KV bucket (`STREAM_REPLICAS`). */
   streamReplicas: number;
+  /** The port of `/metrics` in a process without the API (`METRICS_PORT`); undefined: not served. */
+  metricsPort: number | undefined;
   /**
    * HS256 key of session tokens and sign-in code hashes. Unset outside production: the API then
    * uses a random secret generated once per namespace and kept in NATS (streams/shared-secret.ts).
@@ -261,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     natsServers: e.NATS_URL,
     streamReplicas: e.STREAM_REPLICAS,
+    metricsPort: e.METRICS_PORT,
     jwtSecret: e.JWT_SECRET,
     cookieDomain: e.COOKIE_DOMAIN,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { PROJECTIONS } from "../projections/registry.ts";
+import { metricsOfChild } from "./observability/metrics-exposure.ts";
 import { closeOnSignals, startService, type Part } from "./runtime.ts";
 
 // `npm start` runs the compiled JavaScript in dist/; tests and the CLI run the TypeScript source
@@ -72,6 +73,7 @@ function superviseBackground(logger: Logger, nice: number, work: { parts: Part[]
   start();
   return {
     pid: () => child?.pid,
+    metrics: metricsOfChild(() => child),
     stop: async () => {
       stopping = true;
       const current = child;
@@ -96,6 +98,7 @@ function superviseBackground(logger: Logger, nice: number, work: { parts: Part[]
 export async function runEmbedded(config: Config): Promise<void> {
   const service = await startService(config, ["api"]);
   const background = BACKGROUND_PROCESSES.map((work) => superviseBackground(service.logger, config.projectorNice, work));
+  for (const child of background) service.metrics.addSource(child.metrics);
   service.logger.info({ url: service.url, namespace: config.namespace, backgroundPids: background.map((process) => process.pid()) }, "service started");
   closeOnSignals(service.logger, () => Promise.all([service.close(), ...background.map((process) => process.stop())]));
 }

@@ -24,6 +24,9 @@ import { factSourceOf } from "./projector/fact-source.ts";
 import { maintainTables } from "./projector/table-maintenance.ts";
 import { openAttachmentStore } from "./storage/attachment-store.ts";
 import { startWorker } from "./worker/worker.ts";
+import { createMetrics, type Metrics } from "./observability/metrics.ts";
+import { exposeMetrics } from "./observability/metrics-exposure.ts";
+import { onReconnect } from "../streams/reconnects.ts";
 
 export type Part = "api" | "projector" | "worker";
 
@@ -35,6 +38,7 @@ export type Service = {
   app: FastifyInstance | undefined;
   url: string | undefined;
   runners: ProjectorRunner[];
+  metrics: Metrics;
   close: () => Promise<void>;
 };
 
@@ -59,12 +63,20 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
   let app: FastifyInstance | undefined;
   let url: string | undefined;
 
+  const metrics = createMetrics(parts.join("+"));
+  const stopCountingReconnects = onReconnect(infra.log, () => metrics.natsReconnects.inc());
+  closers.push(async () => stopCountingReconnects());
   const locks = new ProjectorLocks(config.databaseUrl);
   if (parts.includes("projector")) {
     // Every read model unless PROJECTORS names some: several processes can then share the
     // projectors (each read model's advisory lock still lets only one instance apply it).
     for (const projection of config.projectors?.map(projectionNamed) ?? PROJECTIONS) {
-      const runner = new ProjectorRunner({ ...infra, source: factSourceOf(infra.log), locks, logger: infra.logger }, projection);
+      const labels = { read_model: projection.name };
+      const applied = (facts: number, seconds: number) => {
+        metrics.projectorBatchSeconds.observe(labels, seconds);
+        metrics.projectorFacts.inc(labels, facts);
+      };
+      const runner = new ProjectorRunner({ ...infra, source: factSourceOf(infra.log), locks, logger: infra.logger, applied }, projection);
       runner.start();
       runners.push(runner);
     }
@@ -75,7 +87,7 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
   const store = parts.includes("api") || parts.includes("worker") ? await openAttachmentStore(config.attachments) : undefined;
   if (store) closers.push(() => store.close());
   if (parts.includes("worker") && store) {
-    const worker = await startWorker({ ...infra, config, store });
+    const worker = await startWorker({ ...infra, config, store, metrics });
     closers.unshift(worker.stop);
   }
   if (parts.includes("api") && store) {
@@ -101,6 +113,7 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       codes: new SignInCodes(codeStore(infra.log), signingSecret),
       attachments: store,
       downloadTokens: createDownloadTokens(signingSecret),
+      metrics,
     });
     url = await app.listen({ port: config.port, host: config.host });
     const api = app;
@@ -123,14 +136,19 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       await infra.log.close();
     })());
 
-  return { config, ...infra, app, url, runners, close };
+  return { config, ...infra, app, url, runners, metrics, close };
 }
 
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function runUntilSignalled(config: Config, parts: Part[]): Promise<void> {
   const service = await startService(config, parts);
+  // The API serves /metrics itself; other processes answer their parent or listen on METRICS_PORT.
+  const stopExposing = parts.includes("api") ? async () => undefined : await exposeMetrics(service.metrics, { port: config.metricsPort, host: config.host, logger: service.logger });
   service.logger.info({ parts, url: service.url, namespace: config.namespace }, "service started");
-  closeOnSignals(service.logger, service.close);
+  closeOnSignals(service.logger, async () => {
+    await stopExposing();
+    await service.close();
+  });
 }
 
 /** On SIGTERM or SIGINT: `close`, then exit; exit 1 if closing takes longer than 30 s. */

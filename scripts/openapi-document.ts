@@ -2,6 +2,7 @@ import pino from "pino";
 import type { ApiDeps } from "../apps/api/deps.ts";
 import { buildApp } from "../apps/api/app.ts";
 import { loadConfig } from "../apps/config.ts";
+import { createMetrics } from "../apps/observability/metrics.ts";
 
 /**
  * A stand-in for every dependency a request would use (database, NATS, mailer...). Building the
@@ -28,7 +29,8 @@ function unusable(name: string): unknown {
  */
 export async function openApiDocument(): Promise<Record<string, unknown>> {
   const config = loadConfig({ NODE_ENV: "development", PUBLIC_BASE_URL: "http://localhost:8080", LOG_LEVEL: "silent" });
-  const known: Record<string, unknown> = { config, logger: pino({ level: "silent" }) };
+  // Metrics are in-memory counters, not a dependency that answers: the real ones do no harm.
+  const known: Record<string, unknown> = { config, logger: pino({ level: "silent" }), metrics: createMetrics("openapi") };
   const deps = new Proxy(known, { get: (target, property: string) => (property in target ? target[property] : unusable(property)) }) as ApiDeps;
   const app = await buildApp(deps);
   try {

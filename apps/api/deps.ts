@@ -9,6 +9,7 @@ import type { DownloadTokens } from "./attachments/download-token.ts";
 import type { SignInCodes } from "./auth/codes.ts";
 import type { SessionTokens } from "./auth/jwt.ts";
 import type { KeyUsage } from "./auth/key-usage.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import type { InstanceState } from "./instance-state.ts";
 
 /**
@@ -30,4 +31,6 @@ export type ApiDeps = InstanceState & {
   attachments: AttachmentStore;
   /** Signs and checks the 60-second attachment download URLs. */
   downloadTokens: DownloadTokens;
+  /** This process's Prometheus metrics, served at `/metrics`. */
+  metrics: Metrics;
 };

@@ -20,20 +20,22 @@ import { startNotificationDelivery } from "./notifications/delivery.ts";
 import { startNotificationSources } from "./notifications/dispatcher.ts";
 import { NOTIFICATION_SOURCES } from "./notifications/sources/index.ts";
 import { Scheduler } from "./scheduler.ts";
+import type { Metrics } from "../observability/metrics.ts";
 
-export type WorkerInfrastructure = { config: Config; logger: Logger; log: Log; pool: DatabasePool; store: AttachmentStore };
+export type WorkerInfrastructure = { config: Config; logger: Logger; log: Log; pool: DatabasePool; store: AttachmentStore; metrics: Metrics };
 
 /**
  * The worker: job runs and their schedules, and the side effects of facts (invitation mail, the
  * notification dispatcher: inbox, email and push). Several workers may run against one namespace (apps/worker/jobs says how they
  * share the work). Returns its stop, which lets running jobs reach their next step first.
  */
-export async function startWorker({ config, logger, log, pool, store }: WorkerInfrastructure): Promise<{ stop: () => Promise<void> }> {
+export async function startWorker({ config, logger, log, pool, store, metrics }: WorkerInfrastructure): Promise<{ stop: () => Promise<void> }> {
   const progress = new ProgressWatcher(config.databaseUrl, logger);
   await progress.start();
   const mailer = createMailer(config);
   const oneAtATime = new OneAtATime();
-  const runner = new JobRunner({ log, pool, logger, config }, jobHandlers({ config, log, pool, progress, oneAtATime, logger, store }));
+  const finished = (jobType: string, outcome: string) => metrics.jobRuns.inc({ job_type: jobType, outcome });
+  const runner = new JobRunner({ log, pool, logger, config, finished }, jobHandlers({ config, log, pool, progress, oneAtATime, logger, store }));
   runner.start();
   const scheduler = new Scheduler([...systemJobSchedules(log, config.jobSchedules), issueScanSchedule(log, pool), subprovSyncSchedule(log, pool), ...adnetSyncSchedule(log, pool, config.adnetReporting !== null)], logger);
   scheduler.start();

@@ -20,7 +20,14 @@ export class ProjectorRunner {
   readonly #log: Logger;
 
   constructor(
-    private readonly deps: { source: FactSource; pool: DatabasePool; locks: ProjectorLocks; logger: Logger },
+    private readonly deps: {
+      source: FactSource;
+      pool: DatabasePool;
+      locks: ProjectorLocks;
+      logger: Logger;
+      /** Told of every batch applied: how many facts, in how many seconds (commit included). */
+      applied?: (facts: number, seconds: number) => void;
+    },
     readonly projection: Projection,
   ) {
     this.#log = deps.logger.child({ component: "projector", projection: projection.name });
@@ -101,6 +108,7 @@ export class ProjectorRunner {
           }
           throw reader.failure ?? new Error("consumer ended");
         }
+        const started = performance.now();
         checkpoint = await applyBatch(
           this.deps.pool,
           { projection: this.projection, generation },
@@ -109,6 +117,7 @@ export class ProjectorRunner {
           this.#log,
           { requireActive: true },
         );
+        this.deps.applied?.(batch.length, (performance.now() - started) / 1000);
       }
     } finally {
       this.#stopCurrent = undefined;

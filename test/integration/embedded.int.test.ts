@@ -1,7 +1,10 @@
 import { readFile, rm } from "node:fs/promises";
 import { afterAll, expect, it } from "vitest";
 import type { Config } from "../../apps/config.ts";
+import { projectWithApp } from "../support/catalog.ts";
+import { anEvent, ingest } from "../support/events.ts";
 import { client } from "../support/http.ts";
+import { sampleOf } from "../support/prometheus.ts";
 import { buildOnce, cleanUp, freePort, spawnBuilt, waitUntil, type OwnedProcess } from "../support/processes.ts";
 import { dropDatabase, serviceEnv, testConfig } from "../support/service.ts";
 import { dropNamespace } from "../support/streams.ts";
@@ -86,6 +89,34 @@ it("runs the projectors and the worker in supervised child processes and stops t
   // verify-code creates a user and a team and answers only once the child projected them.
   const user = await signIn(http, config.mailOutboxDir);
   expect(user.teamId).toBeDefined();
+
+  // Prometheus: the API's /metrics holds its own series and both children's, told apart by role and pid.
+  const { app, clientKey } = await projectWithApp(http, user.token, user.teamId!);
+  const sent = await ingest(http, clientKey, { bundle_id: app.bundle_id, events: [anEvent(), anEvent(), anEvent({ level: "loud" })] });
+  expect(sent.body).toMatchObject({ accepted: 2, rejected: 1 });
+  const scrape = async () => {
+    const answer = await fetch(`${baseUrl}/metrics`);
+    expect(answer.headers.get("content-type")).toMatch(/^text\/plain/);
+    return answer.text();
+  };
+  const exposition = await waitUntil(
+    "both children's projector batches in /metrics",
+    async () => {
+      const text = await scrape();
+      return sampleOf(text, "projector_facts_total", { read_model: "events", role: "projector" }) && sampleOf(text, "projector_facts_total", { read_model: "funnel_events", role: "projector+worker" }) ? text : undefined;
+    },
+    20_000,
+    200,
+  );
+  const api = { role: "api", pid: String(parent.pid) };
+  expect(sampleOf(exposition, "ingest_events_total", { ...api, route: "ingest", outcome: "accepted" })).toBe(2);
+  expect(sampleOf(exposition, "ingest_events_total", { ...api, route: "ingest", outcome: "rejected" })).toBe(1);
+  expect(sampleOf(exposition, "http_request_duration_seconds_count", { ...api, method: "POST", route: "/v1/ingest", status_code: "200" })).toBe(1);
+  expect(sampleOf(exposition, "projector_batch_seconds_count", { read_model: "events", role: "projector", pid: String(projector) })).toBeGreaterThan(0);
+  expect(sampleOf(exposition, "projector_lag_facts", { read_model: "events", stream: "INGEST" })).toBeGreaterThanOrEqual(0);
+  expect(sampleOf(exposition, "nats_reconnects_total", api)).toBe(0);
+  expect(exposition).toContain("# TYPE job_runs_total counter");
+  for (const child of children) expect(sampleOf(exposition, "process_resident_memory_bytes", { pid: String(child) })).toBeGreaterThan(0);
 
   process.kill(projector, "SIGKILL");
   const replacement = await replacementOf(projector, children, 100);

@@ -56,6 +56,9 @@ export function importRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
                 await appendBatch(deps, caller, batch.events, { mode: "import", receivedAt: new Date(now).toISOString(), countryCode: null });
                 return counts;
               });
+        // Updated events (a client_event_id seen before) are appended too: accepted into the log.
+        deps.metrics.ingestEvents.inc({ route: "import", outcome: "accepted" }, outcome.accepted + outcome.updated);
+        if (batch.rejected > 0) deps.metrics.ingestEvents.inc({ route: "import", outcome: "rejected" }, batch.rejected);
         const answer = { accepted: outcome.accepted, updated: outcome.updated, rejected: batch.rejected };
         return batch.rejected > 0 ? { ...answer, errors: batch.errors } : answer;
       },

@@ -51,6 +51,8 @@ export function ingestRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           receivedAt: new Date(now).toISOString(),
           countryCode: countryCode(request.headers[deps.config.countryHeader], caller.app.platform),
         });
+        deps.metrics.ingestEvents.inc({ route: "ingest", outcome: "accepted" }, batch.accepted);
+        if (batch.rejected > 0) deps.metrics.ingestEvents.inc({ route: "ingest", outcome: "rejected" }, batch.rejected);
         return batch.rejected > 0
           ? { accepted: batch.accepted, rejected: batch.rejected, errors: batch.errors }
           : { accepted: batch.accepted, rejected: 0 };

@@ -13,7 +13,14 @@ import { runDurable } from "../../../streams/durable.ts";
 import { runJobCommand, type JobCommandOutcome } from "../../commands/job-command.ts";
 import { JobStopped, type JobContext, type JobHandler, type RunInfo } from "./job-context.ts";
 
-export type JobRunnerDeps = { log: Log; pool: DatabasePool; logger: Logger; config: { jobLeaseMs: number } };
+export type JobRunnerDeps = {
+  log: Log;
+  pool: DatabasePool;
+  logger: Logger;
+  config: { jobLeaseMs: number };
+  /** Told how each run this worker executed ended. */
+  finished?: (jobType: string, outcome: "completed" | "failed" | "stopped") => void;
+};
 
 /** A pending run no worker took within this long is taken by the sweep. */
 const UNCLAIMED_AFTER_MS = 5_000;
@@ -104,13 +111,16 @@ export class JobRunner {
       const result = await this.handlers[run.jobType](context);
       await this.#command(run, { type: "CompleteJob", runId: run.id, result });
       log.info({ result }, "job completed");
+      this.deps.finished?.(run.jobType, "completed");
     } catch (error) {
       if (error instanceof JobStopped && !this.#stopping) {
         log.info("job stopped: cancelled or taken over");
+        this.deps.finished?.(run.jobType, "stopped");
         return;
       }
       const message = this.#stopping ? "the worker shut down before the job finished" : errorMessage(error);
       log.warn({ err: error }, "job failed");
+      this.deps.finished?.(run.jobType, "failed");
       await this.#command(run, { type: "FailJob", runId: run.id, error: message }).catch((failure) => log.error({ err: failure }, "could not record the failure"));
     } finally {
       clearInterval(heartbeat);

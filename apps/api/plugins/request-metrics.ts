@@ -1,0 +1,13 @@
+import type { FastifyInstance } from "fastify";
+import type { Metrics } from "../../observability/metrics.ts";
+
+/**
+ * Times every answer into `http_request_duration_seconds`, labelled by the route's pattern
+ * (`/v1/projects/:projectId/issues`, never the path itself, so the series stay few) or
+ * `unmatched` for a path no route has.
+ */
+export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.httpDuration.observe({ method: request.method, route: request.routeOptions.url ?? "unmatched", status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+}
