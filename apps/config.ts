@@ -18,6 +18,8 @@ const environmentSchema = z
       .url()
       .refine((value) => /^postgres(ql)?:\/\//.test(value), "must be a postgres:// URL")
       .default("postgres://postgres@127.0.0.1:5432/event_analytics"),
+    // A streaming replica of DATABASE_URL for the API's queries (docs/operations.md); unset: the primary.
+    DATABASE_READ_URL: optionalString.refine((value) => value === undefined || /^postgres(ql)?:\/\/[^/]/.test(value), "must be a postgres:// URL"),
     NATS_URL: z
       .string()
       .default("nats://127.0.0.1:4222")
@@ -133,6 +135,8 @@ export type Config = {
   port: number;
   host: string;
   databaseUrl: string;
+  /** Where the API sends its queries (`DATABASE_READ_URL`, a streaming replica); undefined: `databaseUrl`. */
+  databaseReadUrl: string | undefined;
   natsServers: string[];
   /** How many servers of the NATS cluster hold each stream and KV bucket (`STREAM_REPLICAS`). */
   streamReplicas: number;
@@ -263,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
     natsServers: e.NATS_URL,
     streamReplicas: e.STREAM_REPLICAS,
     metricsPort: e.METRICS_PORT,

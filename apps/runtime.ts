@@ -93,19 +93,22 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
   if (parts.includes("api") && store) {
     // Without JWT_SECRET every instance signs sessions and hashes codes with one generated secret kept in NATS.
     const signingSecret = config.jwtSecret ?? (await sharedSecret(infra.log, "session_signing_key"));
-    const progress = new ProgressWatcher(config.databaseUrl, infra.logger);
+    // With DATABASE_READ_URL the API queries a streaming replica, and read-your-writes waits for
+    // the replica's copy of the checkpoints; its only own writes (key last-use times) go to the primary.
+    const readPool = config.databaseReadUrl ? await openPool(config.databaseReadUrl, config.databasePoolSize) : infra.pool;
+    const progress = new ProgressWatcher(config.databaseUrl, infra.logger, config.databaseReadUrl);
     await progress.start();
     const keyUsage = new KeyUsage(infra.pool, infra.logger);
     keyUsage.start();
     const mailer = createMailer(config);
-    const state = newInstanceState(infra.pool);
+    const state = newInstanceState(readPool);
     const revocations = await followRevocations({ ...infra, progress, keyCache: state.keyCache });
     app = await buildApp({
       ...state,
       config,
       logger: infra.logger,
       log: infra.log,
-      pool: infra.pool,
+      pool: readPool,
       progress,
       mailer,
       keyUsage,
@@ -123,6 +126,7 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
       await keyUsage.stop();
       await progress.stop();
       mailer.close();
+      if (readPool !== infra.pool) await readPool.end();
     });
   }
 

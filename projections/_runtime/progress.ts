@@ -4,11 +4,18 @@ import type { Logger } from "pino";
 type Waiter = { projections: string[]; seq: number; resolve: (reached: boolean) => void; timer: NodeJS.Timeout };
 
 const POLL_MS = 200;
+/** With a replica, a notification says only that the primary moved: its checkpoints are asked again at this pace while someone waits. */
+const REPLICA_POLL_MS = 25;
 
 /**
  * Knows how far each projection's active generation has got. Projectors NOTIFY on every commit
  * (Postgres delivers it only after the commit, so a notification means the rows are visible);
  * a poll covers lost notifications and a reconnecting listener.
+ *
+ * With `replicaUrl` (the API reads from a streaming replica), positions are the replica's own
+ * copy of the checkpoints: a checkpoint and its rows commit together, so once the replica shows
+ * the checkpoint it shows the rows, and a write waited for is visible to the next read there. The
+ * primary's notifications (a standby cannot LISTEN) only prompt asking the replica again.
  */
 export class ProgressWatcher {
   #positions = new Map<string, number>();
@@ -18,9 +25,12 @@ export class ProgressWatcher {
   #poller: NodeJS.Timeout | undefined;
   #stopped = false;
 
+  #replicaPolling = false;
+
   constructor(
     private readonly databaseUrl: string,
     private readonly logger: Logger,
+    private readonly replicaUrl?: string,
   ) {}
 
   async start(): Promise<void> {
@@ -30,9 +40,12 @@ export class ProgressWatcher {
       this.#relisten();
     });
     await this.#poll().catch(() => undefined);
-    this.#poller = setInterval(() => {
-      if (this.#waiters.size > 0 || !this.#client) void this.#poll().catch(() => undefined);
-    }, POLL_MS);
+    this.#poller = setInterval(
+      () => {
+        if (this.#waiters.size > 0 || !this.#client) void this.#poll().catch(() => undefined);
+      },
+      this.replicaUrl ? REPLICA_POLL_MS : POLL_MS,
+    );
   }
 
   async stop(): Promise<void> {
@@ -42,6 +55,8 @@ export class ProgressWatcher {
     for (const waiter of this.#waiters) this.#settle(waiter, false);
     await this.#client?.end().catch(() => undefined);
     this.#client = undefined;
+    await this.#replica?.end().catch(() => undefined);
+    this.#replica = undefined;
   }
 
   position(projection: string): number {
@@ -85,6 +100,7 @@ export class ProgressWatcher {
       this.#relisten();
     });
     client.on("notification", (note) => {
+      if (this.replicaUrl) return void this.#poll().catch(() => undefined);
       const [projection, generation, seq] = (note.payload ?? "").split(":");
       if (!projection || !generation || !seq) return;
       if (this.#activeGenerations.get(projection) === Number(generation)) this.#advance(projection, Number(seq));
@@ -113,6 +129,21 @@ export class ProgressWatcher {
 
   /** Reads the checkpoints of the active generations (a replay's shadow generation does not count). */
   async #poll(): Promise<void> {
+    if (this.replicaUrl) {
+      // One replica poll at a time: notifications come with every projector commit.
+      if (this.#replicaPolling) return;
+      this.#replicaPolling = true;
+      try {
+        await this.#readPositions(await this.#replicaClient());
+      } catch (error) {
+        this.#replica?.end().catch(() => undefined);
+        this.#replica = undefined;
+        throw error;
+      } finally {
+        this.#replicaPolling = false;
+      }
+      return;
+    }
     const listener = this.#client;
     const client = listener ?? new pg.Client({ connectionString: this.databaseUrl });
     if (!listener) {
@@ -120,17 +151,39 @@ export class ProgressWatcher {
       await client.connect();
     }
     try {
-      const { rows } = await client.query<{ projection: string; generation: number; last_seq: string }>(
-        `select c.projection, c.generation, c.last_seq from projection_checkpoints c
-           join projection_generations g on g.projection = c.projection and g.active_generation = c.generation`,
-      );
-      for (const row of rows) {
-        if (this.#activeGenerations.get(row.projection) !== row.generation) this.#positions.delete(row.projection);
-        this.#activeGenerations.set(row.projection, row.generation);
-        this.#advance(row.projection, Number(row.last_seq));
-      }
+      await this.#readPositions(client);
     } finally {
       if (!listener) await client.end().catch(() => undefined);
+    }
+  }
+
+  #replica: pg.Client | undefined;
+
+  /** The connection to the replica the polls share, opened again after an error. */
+  async #replicaClient(): Promise<pg.Client> {
+    if (this.#replica) return this.#replica;
+    const client = new pg.Client({ connectionString: this.replicaUrl });
+    client.on("error", () => {
+      if (this.#replica === client) this.#replica = undefined;
+    });
+    await client.connect();
+    if (this.#stopped) {
+      await client.end();
+      throw new Error("stopped");
+    }
+    this.#replica = client;
+    return client;
+  }
+
+  async #readPositions(client: pg.Client): Promise<void> {
+    const { rows } = await client.query<{ projection: string; generation: number; last_seq: string }>(
+      `select c.projection, c.generation, c.last_seq from projection_checkpoints c
+         join projection_generations g on g.projection = c.projection and g.active_generation = c.generation`,
+    );
+    for (const row of rows) {
+      if (this.#activeGenerations.get(row.projection) !== row.generation) this.#positions.delete(row.projection);
+      this.#activeGenerations.set(row.projection, row.generation);
+      this.#advance(row.projection, Number(row.last_seq));
     }
   }
 }

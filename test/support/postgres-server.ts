@@ -23,6 +23,8 @@ export class PostgresServer {
     readonly port: number,
     private readonly uid: number,
     private readonly gid: number,
+    /** Extra `-c` settings of this server. */
+    private readonly settings: string[] = [],
   ) {}
 
   static async start(): Promise<PostgresServer> {
@@ -32,6 +34,23 @@ export class PostgresServer {
     await chown(dir, uid, gid);
     await run("runuser", ["-u", OS_USER, "--", join(POSTGRES_BIN_DIR, "initdb"), "-D", join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
     const server = new PostgresServer(dir, await freePort(), uid, gid);
+    await server.#spawn();
+    return server;
+  }
+
+  /**
+   * A hot standby of `primary`, streaming its WAL: `pg_basebackup -R` copies the primary's data
+   * directory and configures the connection back to it. `applyDelayMs` holds every commit back
+   * that long on the standby (`recovery_min_apply_delay`), so a test can tell reads on it from
+   * reads on the primary.
+   */
+  static async standbyOf(primary: PostgresServer, options: { applyDelayMs?: number } = {}): Promise<PostgresServer> {
+    const dir = await mkdtemp(join(tmpdir(), "pg-standby-"));
+    const uid = Number((await run("id", ["-u", OS_USER])).stdout.trim());
+    const gid = Number((await run("id", ["-g", OS_USER])).stdout.trim());
+    await chown(dir, uid, gid);
+    await run("runuser", ["-u", OS_USER, "--", join(POSTGRES_BIN_DIR, "pg_basebackup"), "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", join(dir, "data"), "-R", "-X", "stream", "--no-sync"]);
+    const server = new PostgresServer(dir, await freePort(), uid, gid, options.applyDelayMs === undefined ? [] : ["-c", `recovery_min_apply_delay=${options.applyDelayMs}ms`]);
     await server.#spawn();
     return server;
   }
@@ -74,7 +93,7 @@ export class PostgresServer {
     // Spawned with the uid directly (not through runuser, which forks) so the pid is the postmaster's.
     const child = own(
       join(POSTGRES_BIN_DIR, "postgres"),
-      ["-D", join(this.dir, "data"), "-p", String(this.port), "-k", this.dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=100", "-c", "log_connections=on"],
+      ["-D", join(this.dir, "data"), "-p", String(this.port), "-k", this.dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=100", "-c", "log_connections=on", ...this.settings],
       { uid: this.uid, gid: this.gid, cwd: this.dir },
     );
     this.#process = child;
