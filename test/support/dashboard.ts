@@ -65,7 +65,8 @@ export async function signedInDashboard(screenshots: string): Promise<DashboardR
     const { page, context } = browser;
     const email = uniqueEmail(screenshots);
     await signInByCode(page, baseUrl, config.mailOutboxDir, email);
-    await page.locator("main#main").waitFor();
+    // The sign-in form is a <main id="main"> too: the signed-in frame is known by its sign-out button.
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
     const token = (await context.cookies(baseUrl)).find((cookie) => cookie.name === "token")?.value;
     if (!token) throw new Error("signed in, but the browser holds no token cookie");
     const http = client(baseUrl);
