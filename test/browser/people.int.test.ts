@@ -2,6 +2,7 @@ import { afterAll, expect, it } from "vitest";
 import { projectWithApp } from "../support/catalog.ts";
 import { signedInDashboard, type DashboardRun } from "../support/dashboard.ts";
 import { anEvent, ingest } from "../support/events.ts";
+import { startFakeSubprov } from "../support/fake-subprov.ts";
 import { waitUntil } from "../support/processes.ts";
 
 /**
@@ -12,11 +13,21 @@ import { waitUntil } from "../support/processes.ts";
  * Screenshots go to test-results/people/.
  */
 
+const PROVIDER_KEY = "sk_people_test";
+const PROVIDER_PROJECT = "proj_people";
+/** How long the fake provider sits on the customer list: the backfill run stays running that long, unless cancelled. */
+const STALL_MS = 90_000;
+
 let run: DashboardRun | undefined;
-afterAll(async () => run?.close());
+let provider: Awaited<ReturnType<typeof startFakeSubprov>> | undefined;
+afterAll(async () => {
+  await run?.close();
+  await provider?.close();
+});
 
 it("shows notifications, users, feedback and jobs, and folds the navigation on a phone", { timeout: 180_000 }, async () => {
-  run = await signedInDashboard("people");
+  provider = await startFakeSubprov({ apiKey: PROVIDER_KEY, projectId: PROVIDER_PROJECT });
+  run = await signedInDashboard("people", { SUBPROV_BASE_URL: provider.baseUrl, SUBPROV_TIMEOUT_MS: String(STALL_MS * 2) });
   const { page, http, token, teamId, baseUrl, shoot } = run;
   const as = { token };
   const url = () => new URL(page.url());
@@ -156,6 +167,29 @@ it("shows notifications, users, feedback and jobs, and folds the navigation on a
   await expect.poll(() => url().searchParams.get("status")).toBe("failed");
   await page.getByText("No runs match these filters.").waitFor();
 
+  // A backfill that stalls on the provider: it shows as running, and cancelling asks first.
+  const integration = await http.post(`/v1/projects/${project.id}/integrations`, { provider: "subprov", config: { api_key: PROVIDER_KEY, project_id: PROVIDER_PROJECT } }, as);
+  expect(integration.status).toBe(201);
+  provider.script(`/v2/projects/${PROVIDER_PROJECT}/customers`, { status: 200, body: { object: "list", items: [], next_page: null }, delayMs: STALL_MS });
+  const backfill = await http.post(`/v1/teams/${teamId}/jobs/trigger`, { job_type: "subprov_user_backfill", project_id: project.id }, as);
+  expect(backfill.status).toBe(201);
+  const backfillId: string = backfill.body.job_run.id;
+  await page.getByLabel("Status").selectOption({ label: "Any status" });
+  const backfillRow = page.getByRole("row", { name: /Subscriber backfill/ });
+  await backfillRow.getByText("Running").waitFor();
+  await backfillRow.getByRole("button", { name: "Cancel the Subscriber backfill run" }).click();
+  const confirm = backfillRow.getByRole("group", { name: "Cancel the Subscriber backfill run?" });
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Keep it running");
+  await shoot("10-jobs-cancel-confirmation");
+  await confirm.getByRole("button", { name: "Keep it running" }).click();
+  expect((await http.get(`/v1/jobs/${backfillId}`, as)).body.job_run.status).toBe("running");
+  await backfillRow.getByRole("button", { name: "Cancel the Subscriber backfill run" }).click();
+  await confirm.getByRole("button", { name: "Yes, cancel it" }).click();
+  await backfillRow.getByText("Cancelled").waitFor();
+  expect(await backfillRow.getByRole("button", { name: /Cancel/ }).count()).toBe(0);
+  expect((await http.get(`/v1/jobs/${backfillId}`, as)).body.job_run.status).toBe("cancelled");
+  await shoot("11-jobs-cancelled");
+
   // A phone: the sections fold behind a menu button that opens, closes on Escape and on navigation.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${baseUrl}/dashboard/users/ada?project=${project.id}`);
@@ -165,10 +199,14 @@ it("shows notifications, users, feedback and jobs, and folds the navigation on a
   expect(await page.getByRole("navigation", { name: "Sections" }).isVisible()).toBe(false);
   // Nothing wider than the screen: the page never scrolls sideways.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await shoot("10-phone-user-detail", true);
+  await shoot("12-phone-user-detail", true);
+  expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(false);
   await menu.click();
   expect(await menu.getAttribute("aria-expanded")).toBe("true");
-  await shoot("11-phone-menu-open");
+  // Open, the menu holds the sections and the account.
+  expect(await page.getByLabel("Team").isVisible()).toBe(true);
+  expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
+  await shoot("13-phone-menu-open");
   await page.keyboard.press("Escape");
   expect(await menu.getAttribute("aria-expanded")).toBe("false");
   expect(await page.evaluate(() => document.activeElement?.textContent)).toContain("Menu");
@@ -178,9 +216,9 @@ it("shows notifications, users, feedback and jobs, and folds the navigation on a
   expect(await menu.getAttribute("aria-expanded")).toBe("false");
   await page.getByRole("row", { name: /The export button does nothing/ }).waitFor();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await shoot("12-phone-feedback-inbox", true);
+  await shoot("14-phone-feedback-inbox", true);
   await page.goto(`${baseUrl}/dashboard/jobs`);
   await page.getByRole("row", { name: /Issue scan/ }).waitFor();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await shoot("13-phone-jobs", true);
+  await shoot("15-phone-jobs", true);
 });

@@ -40,9 +40,10 @@ export type DashboardRun = {
 /**
  * What `npm start` runs (the build, then the compiled service serving the bundle) with its own
  * database and streams, and a browser signed in to it by code: the start of every page's browser
- * test. Screenshots go to `test-results/<screenshots>/`.
+ * test. Screenshots go to `test-results/<screenshots>/`; `env` adds to the service's environment
+ * (a fake provider's URL, say).
  */
-export async function signedInDashboard(screenshots: string): Promise<DashboardRun> {
+export async function signedInDashboard(screenshots: string, env: Record<string, string> = {}): Promise<DashboardRun> {
   const shots = await screenshotFolder(screenshots);
   const config = await testConfig();
   const port = await freePort();
@@ -58,7 +59,7 @@ export async function signedInDashboard(screenshots: string): Promise<DashboardR
       () => rm(config.mailOutboxDir, { recursive: true, force: true }),
     ]);
   try {
-    service = spawnBuilt("apps/main.ts", { ...serviceEnv(config), PORT: String(port), HOST: "127.0.0.1" });
+    service = spawnBuilt("apps/main.ts", { ...serviceEnv(config), ...env, PORT: String(port), HOST: "127.0.0.1" });
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntil("the service to answer", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
     browser = await openBrowser();

@@ -6,8 +6,10 @@ import { isActive, type JobStatus, type JobType } from "./job-types.ts";
 export type JobsView = { jobType: JobType | undefined; status: JobStatus | undefined; projectId: string; cursor: string | undefined };
 
 const JOBS_KEY = "job-runs";
-/** While a run is pending or running its progress moves by the second; finished lists refresh like any page. */
+/** While a run is pending or running its progress moves by the second. */
 const ACTIVE_POLL_MS = 2_000;
+/** Otherwise runs are started elsewhere (schedules, the API, other members): a new one shows within this. */
+const IDLE_POLL_MS = 15_000;
 
 export function useJobRuns(view: JobsView) {
   const { team } = useSession();
@@ -20,7 +22,9 @@ export function useJobRuns(view: JobsView) {
         }),
       ),
     placeholderData: keepPreviousData,
-    refetchInterval: (query) => (query.state.data?.job_runs.some(isActive) ? ACTIVE_POLL_MS : 60_000),
+    // Coming back to the page or to a filter asks again at once: a cached list may miss a run started since.
+    staleTime: 0,
+    refetchInterval: (query) => (query.state.data?.job_runs.some(isActive) ? ACTIVE_POLL_MS : IDLE_POLL_MS),
   });
 }
 

@@ -31,11 +31,11 @@ function UnreadBadge({ count }: { count: number }) {
 }
 
 /**
- * The section list, which on a phone-width screen folds behind a menu button. The menu closes
- * when a section is chosen (any change of location) and on Escape, which gives the focus back to
- * the button so the keyboard is not left on a list that disappeared.
+ * The phone-width menu's state. It closes when a section is chosen (any change of location) and
+ * on Escape, which gives the focus back to the button so the keyboard is not left on a list that
+ * disappeared.
  */
-function Sections({ unread }: { unread: number }) {
+function useMenu() {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const location = useLocation();
@@ -52,22 +52,7 @@ function Sections({ unread }: { unread: number }) {
     return () => document.removeEventListener("keydown", closeOnEscape);
   }, [open]);
 
-  return (
-    <>
-      <button ref={button} type="button" className="menu-button" aria-expanded={open} aria-controls="sections" onClick={() => setOpen((was) => !was)}>
-        <span aria-hidden="true">☰</span> Menu
-        <UnreadBadge count={unread} />
-      </button>
-      <nav id="sections" aria-label="Sections" className={open ? "open" : undefined}>
-        {SECTIONS.map((section) => (
-          <NavLink key={section.to} to={section.to} end={section.to === "/"}>
-            {section.label}
-            {section.showsUnread && <UnreadBadge count={unread} />}
-          </NavLink>
-        ))}
-      </nav>
-    </>
-  );
+  return { open, button, toggle: () => setOpen((was) => !was) };
 }
 
 /** The frame around every signed-in page: navigation, the team switcher and sign-out. */
@@ -76,6 +61,8 @@ export function Shell() {
   const navigate = useNavigate();
   const [signingOut, setSigningOut] = useState(false);
   const unread = useUnreadCount();
+  const unreadCount = unread.data?.count ?? 0;
+  const menu = useMenu();
 
   const switchTeam = (teamId: string) => {
     chooseTeam(teamId);
@@ -96,10 +83,22 @@ export function Shell() {
       <a className="skip" href="#main">
         Skip to content
       </a>
-      <header className="top">
+      {/* On a phone-width screen the sections and the account fold behind the menu button. */}
+      <header className={menu.open ? "top menu-open" : "top"}>
         <span className="brand">Event Analytics</span>
-        <Sections unread={unread.data?.count ?? 0} />
-        <div className="account">
+        <button ref={menu.button} type="button" className="menu-button" aria-expanded={menu.open} aria-controls="sections account" onClick={menu.toggle}>
+          <span aria-hidden="true">☰</span> Menu
+          <UnreadBadge count={unreadCount} />
+        </button>
+        <nav id="sections" aria-label="Sections">
+          {SECTIONS.map((section) => (
+            <NavLink key={section.to} to={section.to} end={section.to === "/"}>
+              {section.label}
+              {section.showsUnread && <UnreadBadge count={unreadCount} />}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="account" id="account">
           <label htmlFor="team" className="sr-only">
             Team
           </label>
