@@ -100,7 +100,13 @@ it("shows notifications, users, feedback and jobs, and folds the navigation on a
   await page.getByRole("button", { name: "Mark all read" }).click();
   await expect.poll(unreadCount, { timeout: 10_000 }).toBe(0);
   await expect.poll(() => inboxLink.textContent(), { timeout: 10_000 }).toBe("Notifications");
+  await expect.poll(() => page.getByRole("button", { name: "Mark unread" }).count(), { timeout: 10_000 }).toBe(2);
   await shoot("04-notifications-all-read");
+
+  // Deleting one takes it off the page and out of the API's list.
+  await jobNotice.getByRole("button", { name: "Delete" }).click();
+  await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(1);
+  expect((await http.get("/v1/notifications", as)).body.notifications).toMatchObject([{ title: "New feedback in Shop" }]);
 
   // The feedback notice links inside the dashboard, to the feedback alone (no project in the link).
   await feedbackNotice.getByRole("link", { name: "New feedback in Shop" }).click();
