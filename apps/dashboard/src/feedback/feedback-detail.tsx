@@ -6,7 +6,7 @@ import { userPath } from "../users/users-list.tsx";
 import { useTeamApps } from "../users/queries.ts";
 import { Comments } from "./comments.tsx";
 import { useFeedback, useFeedbackChanges, type FeedbackDetail } from "./queries.ts";
-import { STATUSES, type FeedbackStatus } from "./statuses.ts";
+import { STATUSES, statusOf } from "./statuses.ts";
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -15,7 +15,10 @@ function StatusControl({ feedback, setStatus }: { feedback: FeedbackDetail; setS
     <div className="status-control">
       <label className="field">
         Status
-        <select value={feedback.status} disabled={setStatus.isPending} onChange={(event) => setStatus.mutate(event.target.value as FeedbackStatus)}>
+        <select value={feedback.status} disabled={setStatus.isPending} onChange={(event) => {
+            const status = statusOf(event.target.value);
+            if (status) setStatus.mutate(status);
+          }}>
           {STATUSES.map((status) => (
             <option key={status.value} value={status.value}>
               {status.label}
