@@ -1,5 +1,17 @@
-import { NotBuilt } from "../pages/not-built.tsx";
+import { Route, Routes } from "react-router";
+import { NotFound } from "../pages/not-built.tsx";
+import { FeedbackDetailPage } from "./feedback-detail.tsx";
+import { FeedbackInbox } from "./feedback-inbox.tsx";
+import "../users/list-table.css";
+import "./feedback.css";
 
+/** `/feedback` is a project's inbox; `/feedback/<id>` one feedback with its comments (notification mails link there). */
 export function FeedbackPage() {
-  return <NotBuilt title="Feedback" plan="The feedback inbox and each message with its comments." routes={["GET /v1/projects/{projectId}/feedback/{id}"]} />;
+  return (
+    <Routes>
+      <Route index element={<FeedbackInbox />} />
+      <Route path=":feedbackId" element={<FeedbackDetailPage />} />
+      <Route path="*" element={<NotFound />} />
+    </Routes>
+  );
 }

@@ -1,5 +1,17 @@
-import { NotBuilt } from "../pages/not-built.tsx";
+import { Route, Routes } from "react-router";
+import { NotFound } from "../pages/not-built.tsx";
+import { UserDetail } from "./user-detail.tsx";
+import { UsersList } from "./users-list.tsx";
+import "./list-table.css";
+import "./users.css";
 
+/** `/users` lists a project's users; `/users/<user id>` shows one of them. */
 export function UsersPage() {
-  return <NotBuilt title="Users" plan="Users with filters, and each user's properties, apps and recent events." routes={["GET /v1/app-users"]} />;
+  return (
+    <Routes>
+      <Route index element={<UsersList />} />
+      <Route path=":userId" element={<UserDetail />} />
+      <Route path="*" element={<NotFound />} />
+    </Routes>
+  );
 }
