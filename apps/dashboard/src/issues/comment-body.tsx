@@ -1,8 +1,13 @@
 import type { ComponentProps } from "react";
 import Markdown, { type Components } from "react-markdown";
 
-/** Links leave the dashboard in a new tab and pass nothing of it along (no opener, no referrer). */
+/**
+ * Links leave the dashboard in a new tab and pass nothing of it along (no opener, no referrer). A
+ * target the URL filter emptied (`javascript:` and the like) is shown as plain text: an empty href
+ * would reload the page.
+ */
 function OutboundLink({ href, children }: ComponentProps<"a">) {
+  if (!href) return <span className="dropped-link">{children}</span>;
   return (
     <a href={href} target="_blank" rel="noopener noreferrer nofollow">
       {children}
