@@ -11,6 +11,12 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+/** "2.0.0 → 2.1.0" when the SDK changed between the first and the last occurrence, else the one version. */
+function sdkRange(first: string | null, last: string | null): string {
+  if (first === null || last === null || first === last) return first ?? last ?? "–";
+  return `${first} → ${last}`;
+}
+
 /** The issue's own fields, as the API gives them. */
 export function IssueFacts({ issue }: { issue: IssueDetail }) {
   return (
@@ -26,9 +32,7 @@ export function IssueFacts({ issue }: { issue: IssueDetail }) {
         <Fact label="Source module">{issue.source_module ?? "–"}</Fact>
         <Fact label="First seen">{when(issue.first_seen_at)}</Fact>
         <Fact label="Last seen">{when(issue.last_seen_at)}</Fact>
-        <Fact label="SDK versions">
-          {issue.first_seen_sdk_version ?? "–"} → {issue.last_seen_sdk_version ?? "–"}
-        </Fact>
+        <Fact label="SDK versions">{sdkRange(issue.first_seen_sdk_version, issue.last_seen_sdk_version)}</Fact>
         <Fact label="Resolved in version">{issue.resolved_at_version ?? "–"}</Fact>
         {issue.snoozed_at && <Fact label="Snoozed since">{when(issue.snoozed_at)}</Fact>}
         <Fact label="Last notified">{when(issue.last_notified_at)}</Fact>

@@ -44,6 +44,14 @@ export function IssuesPage() {
         </div>
         <BoardFilters view={view} />
       </div>
+      {/* On a phone the columns stack, and a long one hides the rest: these jump to each. */}
+      <nav className="jump" aria-label="Statuses">
+        {STATUSES.map((status) => (
+          <a key={status.key} href={`#column-${status.key}`}>
+            {status.label} {counts.data ? number.format(counts.data[status.key]) : ""}
+          </a>
+        ))}
+      </nav>
       {counts.isError && <ErrorState error={counts.error} retry={() => void counts.refetch()} />}
       <div className="board">
         {STATUSES.map((status) => (

@@ -4,7 +4,7 @@ import type { IssueDetail } from "./status.ts";
 type Occurrence = IssueDetail["occurrences"][number];
 type Props = { occurrences: Occurrence[]; total: number; hasMore: boolean; loadingMore: boolean; loadMore: () => void; moreError: Error | null };
 
-/** The issue's occurrences, newest first; the table scrolls sideways on a phone rather than squeezing. */
+/** The issue's occurrences, newest first; on a phone each row becomes a small block of labelled values. */
 export function Occurrences({ occurrences, total, hasMore, loadingMore, loadMore, moreError }: Props) {
   return (
     <section className="card" aria-labelledby="occurrences-title">
@@ -30,13 +30,13 @@ export function Occurrences({ occurrences, total, hasMore, loadingMore, loadMore
             <tbody>
               {occurrences.map((occurrence) => (
                 <tr key={occurrence.id}>
-                  <td>{when(occurrence.timestamp)}</td>
-                  <td>{occurrence.user_id ?? <span className="muted">anonymous</span>}</td>
-                  <td>{occurrence.app_version ?? "–"}</td>
-                  <td>{[occurrence.sdk_name, occurrence.sdk_version].filter(Boolean).join(" ") || "–"}</td>
-                  <td>{occurrence.environment}</td>
-                  <td>{occurrence.country_code ?? "–"}</td>
-                  <td>
+                  <td data-label="When">{when(occurrence.timestamp)}</td>
+                  <td data-label="User">{occurrence.user_id ?? <span className="muted">anonymous</span>}</td>
+                  <td data-label="App version">{occurrence.app_version ?? "–"}</td>
+                  <td data-label="SDK">{[occurrence.sdk_name, occurrence.sdk_version].filter(Boolean).join(" ") || "–"}</td>
+                  <td data-label="Environment">{occurrence.environment}</td>
+                  <td data-label="Country">{occurrence.country_code ?? "–"}</td>
+                  <td data-label="Session">
                     <code title={occurrence.session_id}>{occurrence.session_id.slice(0, 8)}</code>
                   </td>
                 </tr>

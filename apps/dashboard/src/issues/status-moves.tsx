@@ -72,7 +72,7 @@ export function StatusMoves({ issue, latestVersion }: { issue: IssueDetail; late
       )}
       {move.isError && (
         <p role="alert" className="form-error">
-          The move was refused: {move.error.message}
+          The move was refused: {move.error.message}. The status shown here is the current one.
         </p>
       )}
     </section>
