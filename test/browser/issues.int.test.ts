@@ -1,4 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { afterAll, expect, it } from "vitest";
+import { aFile, reserveAndUpload } from "../support/attachments.ts";
 import { projectWithApp } from "../support/catalog.ts";
 import { signedInDashboard, type DashboardRun } from "../support/dashboard.ts";
 import { anEvent, ingest } from "../support/events.ts";
@@ -66,6 +68,10 @@ it("shows errors as issues on the board, comments, resolves at a version and mer
     250,
   );
 
+  // A log file sent with the first occurrence's event.
+  const log = aFile(2048);
+  await reserveAndUpload(http, shop.clientKey, log, { client_event_id: shopErrors[0]!.client_event_id, original_filename: "crash.log", content_type: "text/plain" });
+
   // The board of the mailed project: the error is an issue in the new column, 20 to a page.
   await page.reload();
   const newColumn = page.getByRole("region", { name: /^New/ });
@@ -112,7 +118,13 @@ it("shows errors as issues on the board, comments, resolves at a version and mer
   expect(await occurrences.textContent()).toContain("swift 2.1.0");
   await page.getByText(payment.fingerprints[0]).waitFor();
   expect(await page.locator(".moves h2").textContent()).toContain("New");
+  await page.getByRole("region", { name: /^Attachments/ }).getByText("crash.log").waitFor();
   await shoot("06-detail", true);
+
+  // The attachment downloads through a signed link asked for on click.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download crash.log" }).click()]);
+  expect(download.suggestedFilename()).toBe("crash.log");
+  expect((await readFile(await download.path())).equals(log.bytes)).toBe(true);
 
   // A comment in Markdown, with a script and an onerror image that must stay text, and a javascript: link that must not be one.
   const markdown = [
