@@ -233,12 +233,23 @@ it("shows errors as issues on the board, comments, resolves at a version and mer
   await resolvedColumn.getByRole("link", { name: "Payment declined: card expired" }).waitFor();
   expect(await resolvedColumn.getAttribute("class")).toContain("focused");
 
+  // A failed count is said in place, with a retry; the columns still show.
+  await page.route("**/v1/issues/count?*", (route) => route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "the database is away" }) }));
+  await page.reload();
+  await page.getByRole("alert").filter({ hasText: "Could not load this: the database is away" }).waitFor();
+  await resolvedColumn.getByRole("link", { name: "Payment declined: card expired" }).waitFor();
+  await shoot("16-board-count-failed");
+  await page.unroute("**/v1/issues/count?*");
+  await page.getByRole("button", { name: "Try again" }).click();
+  await expect.poll(() => page.locator("[data-status=resolved] .count").textContent()).toBe("1");
+  expect(await page.getByRole("alert").count()).toBe(0);
+
   // A phone: one column, nothing wider than the screen.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${baseUrl}/dashboard/issues?project=${shop.project.id}`);
   await newColumn.getByRole("link", { name: "Checkout timed out" }).waitFor();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await shoot("16-board-phone", true);
+  await shoot("17-board-phone", true);
   // The status links jump past the long new column (the page's end may stop the heading short of the top).
   const headingTop = () => page.locator("#column-in_progress").evaluate((heading) => heading.getBoundingClientRect().top);
   expect(await headingTop()).toBeGreaterThan(844);
@@ -251,5 +262,5 @@ it("shows errors as issues on the board, comments, resolves at a version and mer
   await page.locator(".comment").first().waitFor();
   expect(await occurrences.locator("td[data-label='App version']").first().evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe('"App version"');
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await shoot("17-detail-phone", true);
+  await shoot("18-detail-phone", true);
 });

@@ -5,7 +5,8 @@ import { number } from "./format.ts";
 import { IssueCard } from "./issue-card.tsx";
 import type { Status } from "./status.ts";
 
-type Props = { scope: BoardScope; status: Status; label: string; count: number | undefined; focused: boolean };
+/** `count`: undefined while the grouped count loads, null when it failed (said once above the board). */
+type Props = { scope: BoardScope; status: Status; label: string; count: number | null | undefined; focused: boolean };
 
 /** One status of the board: its total from the grouped count, its issues a page at a time. */
 export function BoardColumn({ scope, status, label, count, focused }: Props) {
@@ -22,7 +23,7 @@ export function BoardColumn({ scope, status, label, count, focused }: Props) {
   return (
     <section ref={region} className={focused ? "card column focused" : "card column"} aria-labelledby={headingId} data-status={status}>
       <h2 id={headingId}>
-        {label} <span className="count">{count === undefined ? "…" : number.format(count)}</span>
+        {label} <span className="count">{count === undefined ? "…" : count === null ? "?" : number.format(count)}</span>
       </h2>
       {column.isPending ? (
         <Loading label={`Loading ${label.toLowerCase()} issues`} />

@@ -55,7 +55,7 @@ export function IssuesPage() {
       {counts.isError && <ErrorState error={counts.error} retry={() => void counts.refetch()} />}
       <div className="board">
         {STATUSES.map((status) => (
-          <BoardColumn key={status.key} scope={scope} status={status.key} label={status.label} count={counts.data?.[status.key]} focused={focused === status.key} />
+          <BoardColumn key={status.key} scope={scope} status={status.key} label={status.label} count={counts.data ? counts.data[status.key] : counts.isError ? null : undefined} focused={focused === status.key} />
         ))}
       </div>
     </section>
