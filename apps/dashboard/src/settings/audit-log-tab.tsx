@@ -1,4 +1,5 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
+import { useSearchParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
 import { useSearchParam } from "../ui/project-picker.tsx";
@@ -20,6 +21,14 @@ export function AuditLogTab() {
   const [actionParam, setAction] = useSearchParam("action");
   const [since, setSince] = useSearchParam("since");
   const [until, setUntil] = useSearchParam("until");
+  const [, setParams] = useSearchParams();
+  // One navigation for all four: separate updates within one event would each start from the same URL.
+  const clearFilters = () =>
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      for (const name of ["resource_type", "action", "since", "until"]) next.delete(name);
+      return next;
+    });
   const action = ACTIONS.find((candidate) => candidate === actionParam);
   const filters = { resource_type: resourceType ?? undefined, action, since: instantOf(since), until: instantOf(until) };
 
@@ -68,7 +77,7 @@ export function AuditLogTab() {
           <input type="datetime-local" value={until ?? ""} onChange={(event) => setUntil(event.target.value)} />
         </label>
         {filtered && (
-          <button type="button" className="secondary" onClick={() => (setResourceType(null), setAction(null), setSince(null), setUntil(null))}>
+          <button type="button" className="secondary" onClick={clearFilters}>
             Clear filters
           </button>
         )}

@@ -36,20 +36,20 @@ export function Invitations({ invitations, myRole }: { invitations: Invitation[]
       <h2 id="invitations-title">Invitations</h2>
       <form className="stack" onSubmit={submit}>
         <div className="fields">
-          <label>
-            Email
-            <input type="email" required value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="off" />
-          </label>
-          <label>
-            Role
-            <select value={role} onChange={(event) => setRole(event.target.value as Role)}>
+          <div className="field">
+            <label htmlFor="invite-email">Email</label>
+            <input id="invite-email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="off" />
+          </div>
+          <div className="field">
+            <label htmlFor="invite-role">Role</label>
+            <select id="invite-role" value={role} onChange={(event) => setRole(event.target.value as Role)}>
               {roles.map((option) => (
                 <option key={option} value={option}>
                   {ROLE_LABELS[option]}
                 </option>
               ))}
             </select>
-          </label>
+          </div>
         </div>
         <FormError error={invite.error} />
         <div className="actions">

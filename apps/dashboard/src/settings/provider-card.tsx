@@ -57,7 +57,8 @@ function ActiveIntegration({ projectId, provider, integration, justCreated }: { 
     mutationFn: (body: { config?: Record<string, string>; enabled?: boolean }) => unwrap(api.PATCH("/v1/projects/{projectId}/integrations/{provider}", { ...path, body })),
     onSuccess: async () => {
       setEditing(false);
-      await refresh(keys.integrations(projectId));
+      // The environment is part of the webhook setup too.
+      await refresh(keys.integrations(projectId), keys.webhookSetup(projectId));
     },
   });
   const remove = useMutation({
