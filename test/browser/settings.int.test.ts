@@ -1,5 +1,6 @@
 import { afterAll, expect, it } from "vitest";
 import { signedInDashboard, type DashboardRun } from "../support/dashboard.ts";
+import { joinTeam } from "../support/membership.ts";
 
 /**
  * The settings pages in a real browser, driven as a person would: create a project and an app,
@@ -55,6 +56,13 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
   expect(await page.getByRole("link", { name: "Old Shop" }).count()).toBe(0);
   expect((await http.get(`/v1/projects/${doomed.body.id}`, asUser)).status).toBe(404);
   await shoot("04-projects");
+
+  // A project that is not there (deleted, or a mistyped link) says so, with a way to ask again.
+  await page.goto(`${baseUrl}/dashboard/settings/projects/${doomed.body.id}`);
+  await page.getByRole("alert").getByText("Could not load this").waitFor();
+  await page.getByRole("button", { name: "Try again" }).waitFor();
+  await shoot("04a-project-not-found");
+  await page.getByRole("link", { name: "← All projects" }).click();
 
   // Apps: an iOS app; its client key is shown once with the answer.
   await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Apps" }).click();
@@ -129,10 +137,25 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
   await page.locator("li[data-invitation='grace@example.com']").getByText("Admin").waitFor();
   const invitations = (await http.get(`/v1/teams/${teamId}/invitations`, asUser)).body.invitations;
   expect(invitations).toMatchObject([{ email: "grace@example.com", role: "admin" }]);
+  // A member who joined by invitation is promoted here; inviting oneself is refused in the API's words.
+  const me = (await http.get("/v1/auth/me", asUser)).body.user;
+  const ada = await joinTeam(http, run.config.mailOutboxDir, { teamId, inviter: { token, userId: me.id, email, teamId, body: null }, role: "member" });
+  const roleOf = async (userId: string) => ((await http.get(`/v1/teams/${teamId}/members`, asUser)).body.members as { user_id: string; role: string }[]).find((member) => member.user_id === userId)?.role;
+  await page.reload();
+  await page.getByLabel(`Role of ${ada.email}`).selectOption("admin");
+  await expect.poll(() => roleOf(ada.userId)).toBe("admin");
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByRole("button", { name: "Send invitation" }).click();
   await page.getByRole("alert").filter({ hasText: /member/i }).waitFor();
   await shoot("10-team");
+
+  // Removing a member asks first, and can take their agent keys with them.
+  await page.getByRole("button", { name: `Remove ${ada.email}` }).click();
+  await page.getByLabel("Also revoke their agent keys").check();
+  await shoot("10a-team-remove-confirm");
+  await page.getByRole("button", { name: "Yes, remove" }).click();
+  await page.locator(`li[data-member='${ada.email}']`).waitFor({ state: "detached" });
+  expect(await roleOf(ada.userId)).toBeUndefined();
 
   // Integrations: connect with a secret typed into a password field, see the webhook setup, pause it, delete it.
   await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Integrations" }).click();
@@ -164,7 +187,7 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
 
   // The audit log has every one of those changes (it is a read model: reload until it caught up).
   await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Audit log" }).click();
-  const expected = ["create project", "update project", "delete project", "create app", "create api_key", "delete api_key", "create invitation", "create integration", "update integration", "delete integration"];
+  const expected = ["create project", "update project", "delete project", "create app", "create api_key", "delete api_key", "create invitation", "create team_member", "update team_member", "delete team_member", "create integration", "update integration", "delete integration"];
   await expect
     .poll(
       async () => {
@@ -219,7 +242,7 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
     ["api-keys", "17-phone-api-keys"],
     ["team", "18-phone-team"],
     ["integrations", "19-phone-integrations"],
-    ["audit-log?resource_type=project", "20-phone-audit-log"],
+    ["audit-log?resource_type=invitation", "20-phone-audit-log"],
   ] as const) {
     await page.goto(`${baseUrl}/dashboard/settings/${tab}`);
     await page.locator("main .card").first().waitFor();

@@ -1,4 +1,5 @@
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { useSearchParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
@@ -13,7 +14,7 @@ const PAGE_SIZE = 50;
 /**
  * The team's audit log, newest first. Filters live in the URL (`?resource_type=project&action=
  * update&since=…&until=…`); older entries are fetched page by page with the API's cursor. Members
- * and keys are asked for alongside, to name who did what.
+ * and keys, projects and apps are asked for alongside, to name who did what to what.
  */
 export function AuditLogTab() {
   const { team } = useSession();
@@ -41,6 +42,13 @@ export function AuditLogTab() {
   });
   const members = useTeamDetail();
   const apiKeys = useTeamKeys();
+  const projects = useQuery({ queryKey: keys.projects(team.id), queryFn: () => unwrap(api.GET("/v1/projects", { params: { query: { team_id: team.id } } })) });
+  const apps = useQuery({ queryKey: keys.apps(team.id), queryFn: () => unwrap(api.GET("/v1/apps", { params: { query: { team_id: team.id } } })) });
+  // Deleted projects and apps are not listed any more: their entries keep showing the id.
+  const names = useMemo(
+    () => new Map([...(projects.data?.projects ?? []), ...(apps.data?.apps ?? [])].map((resource) => [resource.id, resource.name] as const)),
+    [projects.data, apps.data],
+  );
   const filtered = Boolean(resourceType || action || since || until);
 
   return (
@@ -90,7 +98,7 @@ export function AuditLogTab() {
             <Empty>{filtered ? "No entries match these filters." : "Nothing recorded yet: changes to projects, apps, keys, members and integrations show up here."}</Empty>
           ) : (
             <>
-              <AuditTable entries={entries.data.pages.flatMap((page) => page.audit_logs)} members={members.data?.members ?? []} apiKeys={apiKeys.data?.api_keys ?? []} />
+              <AuditTable entries={entries.data.pages.flatMap((page) => page.audit_logs)} members={members.data?.members ?? []} apiKeys={apiKeys.data?.api_keys ?? []} names={names} />
               {entries.error && <ErrorState error={entries.error} retry={() => void entries.fetchNextPage()} />}
               {entries.hasNextPage ? (
                 <div className="actions">

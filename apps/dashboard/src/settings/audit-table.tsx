@@ -12,8 +12,11 @@ function shown(value: unknown): string {
   return String(value);
 }
 
+/** Project and app ids read as their names where the page knows them. */
+const named = (value: unknown, names: ReadonlyMap<string, string>) => (typeof value === "string" ? (names.get(value) ?? value) : shown(value));
+
 /** For updates `field: before → after`; for creates and deletes what the entry noted. */
-function detailsOf(entry: AuditEntry): ReactNode {
+function detailsOf(entry: AuditEntry, names: ReadonlyMap<string, string>): ReactNode {
   const changes = Object.entries(entry.changes ?? {});
   const metadata = Object.entries(entry.metadata ?? {});
   return (
@@ -29,7 +32,7 @@ function detailsOf(entry: AuditEntry): ReactNode {
       })}
       {metadata.map(([field, value]) => (
         <li key={`m-${field}`}>
-          {field}: {shown(value)}
+          {field}: {named(value, names)}
         </li>
       ))}
     </ul>
@@ -44,7 +47,9 @@ function actorOf(entry: AuditEntry, members: Member[], apiKeys: ApiKey[]): strin
   return key ? `key ${key.name}` : `API key ${entry.actor_id ?? "unknown"}`;
 }
 
-export function AuditTable({ entries, members, apiKeys }: { entries: AuditEntry[]; members: Member[]; apiKeys: ApiKey[] }) {
+type Props = { entries: AuditEntry[]; members: Member[]; apiKeys: ApiKey[]; names: ReadonlyMap<string, string> };
+
+export function AuditTable({ entries, members, apiKeys, names }: Props) {
   return (
     <table className="audit">
       <thead>
@@ -59,7 +64,7 @@ export function AuditTable({ entries, members, apiKeys }: { entries: AuditEntry[
       <tbody>
         {entries.map((entry) => (
           <tr key={entry.id} data-audit={`${entry.action} ${entry.resource_type}`}>
-            <td data-label="When">
+            <td data-label="When" className="when">
               <time dateTime={entry.timestamp}>{formatDateTime(entry.timestamp)}</time>
             </td>
             <td data-label="Who" className="wrap">
@@ -69,10 +74,17 @@ export function AuditTable({ entries, members, apiKeys }: { entries: AuditEntry[
               <span className={`pill action-${entry.action}`}>{entry.action}</span>
             </td>
             <td data-label="Resource" className="wrap">
-              {resourceLabel(entry.resource_type)} <code className="id" title={entry.resource_id}>{entry.resource_id.slice(0, 8)}</code>
+              {resourceLabel(entry.resource_type)}{" "}
+              {names.has(entry.resource_id) ? (
+                <strong>{names.get(entry.resource_id)}</strong>
+              ) : (
+                <code className="id" title={entry.resource_id}>
+                  {entry.resource_id.slice(0, 8)}
+                </code>
+              )}
             </td>
             <td data-label="Details" className="wrap">
-              {detailsOf(entry)}
+              {detailsOf(entry, names)}
             </td>
           </tr>
         ))}

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { api, unwrap } from "../api/client.ts";
+import { api, unwrap, type Answer } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
 import { Loaded } from "../ui/states.tsx";
 import { ConfirmButton } from "./confirm-button.tsx";
@@ -10,6 +10,7 @@ import { formatDate, formatMib, MIB } from "./format.ts";
 import { ALERT_FREQUENCY_LABELS, type AlertFrequency } from "./project-fields.ts";
 import { keys, useProjectDetail, useRefresh, type ProjectDetail, type RequestBody } from "./queries.ts";
 
+type ProjectList = Answer<"/v1/projects">;
 type Patch = RequestBody<"/v1/projects/{id}", "patch">;
 
 /** The form's fields as typed: an empty number field means "the default" (null to the API). */
@@ -96,6 +97,8 @@ function ProjectForm({ project }: { project: ProjectDetail }) {
     mutationFn: () => unwrap(api.DELETE("/v1/projects/{id}", { params: { path: { id: project.id } } })),
     onSuccess: async () => {
       queryClient.removeQueries({ queryKey: keys.project(project.id) });
+      // The list is not on screen, so it is not fetched again before it shows: it must not show the project meanwhile.
+      queryClient.setQueryData<ProjectList>(keys.projects(team.id), (list) => list && { projects: list.projects.filter((listed) => listed.id !== project.id) });
       await refresh(keys.projects(team.id), keys.apiKeys(team.id), keys.apps(team.id));
       void navigate("/settings/projects");
     },
