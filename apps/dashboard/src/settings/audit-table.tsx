@@ -65,26 +65,36 @@ export function AuditTable({ entries, members, apiKeys, names }: Props) {
         {entries.map((entry) => (
           <tr key={entry.id} data-audit={`${entry.action} ${entry.resource_type}`}>
             <td data-label="When" className="when">
-              <time dateTime={entry.timestamp}>{formatDateTime(entry.timestamp)}</time>
+              <div>
+                <time dateTime={entry.timestamp}>{formatDateTime(entry.timestamp)}</time>
+              </div>
             </td>
             <td data-label="Who" className="wrap">
-              {actorOf(entry, members, apiKeys)}
+              <div>
+                {actorOf(entry, members, apiKeys)}
+              </div>
             </td>
             <td data-label="Action">
-              <span className={`pill action-${entry.action}`}>{entry.action}</span>
+              <div>
+                <span className={`pill action-${entry.action}`}>{entry.action}</span>
+              </div>
             </td>
             <td data-label="Resource" className="wrap">
-              {resourceLabel(entry.resource_type)}{" "}
-              {names.has(entry.resource_id) ? (
-                <strong>{names.get(entry.resource_id)}</strong>
-              ) : (
-                <code className="id" title={entry.resource_id}>
-                  {entry.resource_id.slice(0, 8)}
-                </code>
-              )}
+              <div>
+                {resourceLabel(entry.resource_type)}{" "}
+                {names.has(entry.resource_id) ? (
+                  <strong>{names.get(entry.resource_id)}</strong>
+                ) : (
+                  <code className="id" title={entry.resource_id}>
+                    {entry.resource_id.slice(0, 8)}
+                  </code>
+                )}
+              </div>
             </td>
             <td data-label="Details" className="wrap">
-              {detailsOf(entry, names)}
+              <div>
+                {detailsOf(entry, names)}
+              </div>
             </td>
           </tr>
         ))}
