@@ -127,6 +127,16 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
   expect((await keysOfTeam()).some((key) => key.name === "CI")).toBe(false);
   expect((await http.get(`/v1/projects?team_id=${teamId}`, { token: agentSecret })).status).toBe(401);
 
+  // An import key belongs to one app and holds the import permissions.
+  await page.getByText("Import (one app)").click();
+  await page.getByLabel("Name", { exact: true }).fill("Backfill");
+  await page.getByLabel("App", { exact: true }).selectOption({ label: "Shop iOS" });
+  await page.getByRole("button", { name: "Create key" }).click();
+  expect(await page.getByLabel("Secret of Backfill").inputValue()).toMatch(/^svc_import_/);
+  await page.locator("li[data-key='Backfill']").getByText("app Shop iOS").waitFor();
+  expect((await keysOfTeam()).find((key) => key.name === "Backfill")).toMatchObject({ key_type: "import", app_id: apps[0].id, permissions: ["events:write", "users:write"] });
+  await shoot("09a-import-key-created");
+
   // Team: the signed-in owner, an invitation, and the API's refusal shown in its words.
   await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Team" }).click();
   await page.locator(`li[data-member='${email}']`).getByText("you").waitFor();

@@ -38,7 +38,8 @@ export function AppsTab() {
             }
           </Loaded>
         </section>
-        <NewAppForm projectId={projectId} />
+        {/* Keyed by project: a secret shown for one project's new app does not stay on screen for the next. */}
+        <NewAppForm key={projectId} projectId={projectId} />
       </div>
     </div>
   );

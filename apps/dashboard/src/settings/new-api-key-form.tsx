@@ -79,9 +79,9 @@ export function NewApiKeyForm() {
         <input required maxLength={100} value={name} onChange={(event) => setName(event.target.value)} placeholder="e.g. CI" />
       </label>
       {keyType === "import" && (
-        <label>
-          App
-          <select required value={appId} onChange={(event) => setAppId(event.target.value)}>
+        <div className="field">
+          <label htmlFor="import-key-app">App</label>
+          <select id="import-key-app" required value={appId} onChange={(event) => setAppId(event.target.value)}>
             <option value="">{apps.isPending ? "Loading apps…" : apps.isError ? "Could not load the apps" : "Choose an app"}</option>
             {(apps.data?.apps ?? []).map((app) => (
               <option key={app.id} value={app.id}>
@@ -89,7 +89,7 @@ export function NewApiKeyForm() {
               </option>
             ))}
           </select>
-        </label>
+        </div>
       )}
       <fieldset className="permissions-picker">
         <legend>Permissions</legend>
