@@ -80,6 +80,17 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
   await shoot("06-app-created-key-shown");
   await page.getByRole("button", { name: "Done" }).click();
 
+  // Renaming changes the name only; the bundle id stays.
+  await page.getByRole("button", { name: "Rename Shop iOS" }).click();
+  await page.getByLabel("New name of Shop iOS").fill("Shop for iPhone");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByRole("heading", { name: "Shop for iPhone" }).waitFor();
+  expect((await http.get(`/v1/apps/${apps[0].id}`, asUser)).body).toMatchObject({ name: "Shop for iPhone", bundle_id: "com.example.shop" });
+  await page.getByRole("button", { name: "Rename Shop for iPhone" }).click();
+  await page.getByLabel("New name of Shop for iPhone").fill("Shop iOS");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByRole("heading", { name: "Shop iOS" }).waitFor();
+
   // A second client key: created, shown once, then revoked.
   await page.getByLabel("Name of a new client key for Shop iOS").fill("Release 2");
   await page.getByRole("button", { name: "Create client key for Shop iOS" }).click();
@@ -197,7 +208,7 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
 
   // The audit log has every one of those changes (it is a read model: reload until it caught up).
   await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Audit log" }).click();
-  const expected = ["create project", "update project", "delete project", "create app", "create api_key", "delete api_key", "create invitation", "create team_member", "update team_member", "delete team_member", "create integration", "update integration", "delete integration"];
+  const expected = ["create project", "update project", "delete project", "create app", "update app", "create api_key", "delete api_key", "create invitation", "create team_member", "update team_member", "delete team_member", "create integration", "update integration", "delete integration"];
   await expect
     .poll(
       async () => {
