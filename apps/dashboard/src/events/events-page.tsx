@@ -1,5 +1,14 @@
-import { NotBuilt } from "../pages/not-built.tsx";
+import { Route, Routes } from "react-router";
+import { EventDetailView } from "./event-detail.tsx";
+import { Explorer } from "./explorer.tsx";
+import "./events.css";
 
+/** /events: the explorer with its live tail; /events/<id>: one event. */
 export function EventsPage() {
-  return <NotBuilt title="Events" plan="Every filter of the event list, cursor paging, an event's attributes and attachments, and a live tail." routes={["GET /v1/events", "GET /v1/events/{id}"]} />;
+  return (
+    <Routes>
+      <Route index element={<Explorer />} />
+      <Route path=":id" element={<EventDetailView />} />
+    </Routes>
+  );
 }
