@@ -1,7 +1,7 @@
 import { Link, useLocation, useParams } from "react-router";
 import { Empty, Loaded } from "../ui/states.tsx";
 import { AttachmentList } from "./attachment-list.tsx";
-import { EventTime, LevelBadge } from "./event-rows.tsx";
+import { EventTime, formatTime, LevelBadge } from "./event-rows.tsx";
 import { useEventDetail, type EventDetail } from "./queries.ts";
 
 /** The fields of an event in the order a reader looks for them, with their labels. */
@@ -67,7 +67,7 @@ export function EventDetailView() {
             </div>
             <div className="detail-grid">
               <div className="card">
-                <AttributeTable caption="Event" rows={FIELDS.map(([key, label]) => [label, key === "received_at" ? new Date(detail.received_at).toLocaleString() : shown(detail[key])])} />
+                <AttributeTable caption="Event" rows={FIELDS.map(([key, label]) => [label, key === "received_at" ? formatTime(detail.received_at) : shown(detail[key])])} />
               </div>
               <div className="detail-side">
                 <div className="card">

@@ -3,11 +3,14 @@ import type { EventItem } from "./queries.ts";
 
 const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
 
+/** An instant as the explorer writes every time: the reader's zone, date and time to the second. */
+export const formatTime = (at: string) => time.format(new Date(at));
+
 /** When an event happened, in the reader's time zone, with the exact instant on hover. */
 export function EventTime({ at }: { at: string }) {
   return (
     <time dateTime={at} title={at}>
-      {time.format(new Date(at))}
+      {formatTime(at)}
     </time>
   );
 }
