@@ -145,6 +145,26 @@ it("finds ingested events with filters, pages, opens a detail with attributes an
   await shoot("10-live-phone", true);
   await page.setViewportSize({ width: 1280, height: 800 });
 
+  // A detail opened from the tail (asked for again until the event is stored); the tail keeps
+  // what it received meanwhile.
+  await live.first().getByRole("link").click();
+  await page.getByRole("heading", { name: /Retrying payment/ }).waitFor({ timeout: 10_000 });
+  await page.getByText("No files were attached to this event.").waitFor();
+  await page.goBack();
+  await page.getByRole("status").filter({ hasText: "Connected" }).waitFor({ timeout: 10_000 });
+  expect(await live.count()).toBe(2);
+
+  // A time the API cannot read: the list says why, and the tail, refused the same way, says it stopped.
+  await page.getByLabel("Since").fill("yesterday");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByRole("alert").filter({ hasText: "since: must be a relative time" }).waitFor();
+  await page.getByRole("status").filter({ hasText: "Stopped" }).waitFor({ timeout: 10_000 });
+  await shoot("11-bad-filter");
+  await page.getByLabel("Since").fill("");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByRole("status").filter({ hasText: "Connected" }).waitFor({ timeout: 10_000 });
+  await expect.poll(() => rows.count()).toBe(1);
+
   // Switched off, the tail stops and says so; the URL forgets it.
   await page.getByRole("switch", { name: "Follow new events" }).click();
   await page.getByRole("status").filter({ hasText: "Off" }).waitFor();

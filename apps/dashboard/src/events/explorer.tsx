@@ -3,20 +3,20 @@ import { useSearchParam } from "../ui/project-picker.tsx";
 import { Empty, Loaded } from "../ui/states.tsx";
 import { EventRows } from "./event-rows.tsx";
 import { FilterBar } from "./filter-bar.tsx";
-import { apiQuery, queryString, useEventFilters } from "./filters.ts";
+import { apiQuery, useEventFilters } from "./filters.ts";
 import { LivePanel } from "./live-panel.tsx";
 import { useEventPage } from "./queries.ts";
+import type { LiveTail } from "./use-live-tail.ts";
 
 /**
  * The events list under every filter of `GET /v1/events`, a page at a time (`?cursor=` in the URL:
  * "Next page" follows the answer's cursor, "First page" drops it), and the live tail under the
- * same filters.
+ * same filters (held by the page, so it keeps running while an event is open).
  */
-export function Explorer() {
+export function Explorer({ tail, setLive }: { tail: LiveTail; setLive: (on: boolean) => void }) {
   const { team } = useSession();
   const { filters, change } = useEventFilters();
   const [cursor, setCursor] = useSearchParam("cursor");
-  const [live, setLive] = useSearchParam("live");
   const query = apiQuery(filters, team.id);
   const page = useEventPage({ ...query, order: filters.order, cursor: cursor ?? undefined });
 
@@ -26,7 +26,7 @@ export function Explorer() {
         <h1 id="page-title">Events</h1>
       </div>
       <FilterBar filters={filters} change={change} />
-      <LivePanel query={queryString(query)} enabled={live === "1"} setEnabled={(on) => setLive(on ? "1" : null)} />
+      <LivePanel tail={tail} setEnabled={setLive} />
       <section className="card" aria-labelledby="list-title" aria-busy={page.isFetching}>
         <div className="list-head">
           <h2 id="list-title">{filters.order === "asc" ? "Oldest first" : "Newest first"}</h2>

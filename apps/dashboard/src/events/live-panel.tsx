@@ -1,6 +1,6 @@
 import { Empty } from "../ui/states.tsx";
 import { EventRows } from "./event-rows.tsx";
-import { LIVE_LIMIT, useLiveTail, type LiveState } from "./use-live-tail.ts";
+import { LIVE_LIMIT, type LiveState, type LiveTail } from "./use-live-tail.ts";
 
 const STATE_TEXT: Record<LiveState, string> = {
   off: "Off",
@@ -15,8 +15,8 @@ const STATE_TEXT: Record<LiveState, string> = {
  * The live tail under the page's filters: events as they are accepted, newest first, the last
  * LIVE_LIMIT kept. It runs only while switched on (`?live=1`) and the page is visible.
  */
-export function LivePanel({ query, enabled, setEnabled }: { query: string; enabled: boolean; setEnabled: (on: boolean) => void }) {
-  const { events, state, clear, retry } = useLiveTail(query, enabled);
+export function LivePanel({ tail, setEnabled }: { tail: LiveTail; setEnabled: (on: boolean) => void }) {
+  const { enabled, events, state, clear, retry } = tail;
   return (
     <section className="card live" aria-labelledby="live-title">
       <div className="live-head">
@@ -40,6 +40,7 @@ export function LivePanel({ query, enabled, setEnabled }: { query: string; enabl
         )}
       </div>
       {enabled &&
+        state !== "refused" &&
         (events.length === 0 ? (
           <Empty>
             <p>Events matching the filters appear here as soon as they are accepted.</p>

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
-import { api, unwrap, type Answer } from "../api/client.ts";
+import { api, ApiError, unwrap, type Answer } from "../api/client.ts";
 import type { EventListQuery } from "./filters.ts";
 
 export type EventItem = Answer<"/v1/events">["events"][number];
@@ -28,6 +28,11 @@ export function useProjectApps(projectId: string | undefined) {
   });
 }
 
+/** How long a missing event is asked for again: one opened from the live tail may not be stored yet. */
+const STORE_LAG_RETRIES = 5;
+const lagOrRetryable = (failures: number, error: Error) =>
+  error instanceof ApiError && (error.status === 404 || error.status === 429 || error.status === 503) && failures < STORE_LAG_RETRIES;
+
 /** An event and its attachments, asked for together. Events do not change once stored: no polling. */
 export function useEventDetail(id: string) {
   const event = useQuery({
@@ -35,6 +40,8 @@ export function useEventDetail(id: string) {
     queryFn: () => unwrap(api.GET("/v1/events/{id}", { params: { path: { id } } })),
     refetchInterval: false,
     staleTime: Infinity,
+    retry: lagOrRetryable,
+    retryDelay: 1_000,
   });
   const attachments = useQuery({
     queryKey: ["attachments", "of-event", id],

@@ -47,5 +47,7 @@ export function useLiveTail(query: string, enabled: boolean) {
     return () => source.close();
   }, [query, enabled, visible, attempt]);
 
-  return { events, state, clear: () => setEvents([]), retry: () => setAttempt((count) => count + 1) };
+  return { enabled, events, state, clear: () => setEvents([]), retry: () => setAttempt((count) => count + 1) };
 }
+
+export type LiveTail = ReturnType<typeof useLiveTail>;
