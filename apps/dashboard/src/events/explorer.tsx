@@ -43,14 +43,17 @@ export function Explorer({ tail, setLive }: { tail: LiveTail; setLive: (on: bool
             )
           }
         </Loaded>
-        <nav className="pager" aria-label="Pages">
-          <button type="button" className="secondary" disabled={!cursor} onClick={() => setCursor(null)}>
-            ← First page
-          </button>
-          <button type="button" disabled={!page.data?.has_more || page.isPlaceholderData} onClick={() => setCursor(page.data?.cursor ?? null)}>
-            Next page →
-          </button>
-        </nav>
+        {/* A single page needs no paging. */}
+        {(cursor || page.data?.has_more) && (
+          <nav className="pager" aria-label="Pages">
+            <button type="button" className="secondary" disabled={!cursor} onClick={() => setCursor(null)}>
+              ← First page
+            </button>
+            <button type="button" disabled={!page.data?.has_more || page.isPlaceholderData} onClick={() => setCursor(page.data?.cursor ?? null)}>
+              Next page →
+            </button>
+          </nav>
+        )}
       </section>
     </section>
   );
