@@ -3,7 +3,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectLog } from "../../streams/connection.ts";
 import { countLiveConsumers } from "../../streams/live-ingest.ts";
-import { projectWithApp } from "../support/catalog.ts";
+import { createApp, projectWithApp } from "../support/catalog.ts";
 import { anEvent, eventsWhen, ingest } from "../support/events.ts";
 import { anError, client, type Client } from "../support/http.ts";
 import { openLive, type LiveStream } from "../support/live-events.ts";
@@ -63,7 +63,16 @@ describe("GET /v1/events/live", () => {
     expect(arrived.at - acknowledged).toBeLessThan(1_000);
     const [stored] = await eventsWhen(http, owner.token, `project_id=${first.project.id}&limit=1`, (events) => events[0]?.message === message);
     expect(arrived.event).toEqual(stored);
+    expect(stream.comments[0]).toBe("live");
   });
+
+  it("keeps the connection alive every 15 s, and then also follows apps created since it opened", async () => {
+    const stream = await live(`project_id=${second.project.id}`, owner.token);
+    const added = await createApp(http, owner.token, second.project.id, { platform: "backend", bundle_id: null });
+    await waitUntil("a keep-alive comment", () => stream.comments.includes("keep-alive"), 17_000, 100);
+    await send(added.client_secret, [backendEvent({ message: "from a new app" })]);
+    expect((await stream.next((event) => event.message === "from a new app")).event.app_id).toBe(added.id);
+  }, 30_000);
 
   it("applies the filters of GET /v1/events: app, level, user, session, environment, screen, data mode", async () => {
     const session = randomUUID();

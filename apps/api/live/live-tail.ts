@@ -103,13 +103,14 @@ export class LiveTail {
     }
   }
 
+  /** Re-reads the visible apps, then writes the comment: a client that saw it knows the apps are current. */
   async #keepAlive(): Promise<void> {
-    this.#send(": keep-alive\n\n");
     try {
       this.#apps = new Set((await this.request.visibleApps()).map((app) => app.id));
     } catch (error) {
       // The last known apps stay in force until the database answers again.
       this.request.logger.warn({ err: error }, "a live tail could not re-read its visible apps");
     }
+    this.#send(": keep-alive\n\n");
   }
 }
