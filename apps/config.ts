@@ -43,6 +43,7 @@ const environmentSchema = z
       .default("ea"),
     COUNTRY_HEADER: z.string().min(1).default("cf-ipcountry"),
     READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    LIVE_STREAMS_MAX: z.coerce.number().int().min(1).max(10_000).default(200),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
     ADNET_BASE_URL: z
       .string()
@@ -156,6 +157,8 @@ export type Config = {
   namespace: string;
   countryHeader: string;
   readYourWritesTimeoutMs: number;
+  /** Live event streams (`GET /v1/events/live`) one API process serves at once; each holds a NATS consumer. */
+  liveStreamsMax: number;
   databasePoolSize: number;
   adnetBaseUrl: string;
   adnetTimeoutMs: number;
@@ -281,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     namespace: e.NAMESPACE,
     countryHeader: e.COUNTRY_HEADER.toLowerCase(),
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
+    liveStreamsMax: e.LIVE_STREAMS_MAX,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     adnetBaseUrl: e.ADNET_BASE_URL.replace(/\/+$/, ""),
     adnetTimeoutMs: e.ADNET_TIMEOUT_MS,

@@ -31,6 +31,7 @@ import { auditLogRoutes } from "./routes/audit-logs.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { deviceRoutes } from "./routes/devices.ts";
 import { eventExportRoutes } from "./routes/events-export.ts";
+import { eventLiveRoutes } from "./routes/events-live.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { funnelAnalyticsRoutes, funnelCompletionRoutes } from "./routes/funnel-analytics.ts";
@@ -107,6 +108,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(importRoutes(deps), { prefix: "/v1" });
   await app.register(eventRoutes(deps), { prefix: "/v1/events" });
   await app.register(eventExportRoutes(deps), { prefix: "/v1/events" });
+  await app.register(eventLiveRoutes(deps), { prefix: "/v1/events" });
   await app.register(mcpRoutes(app));
   await app.register(attachmentIngestRoutes(deps), { prefix: "/v1/ingest" });
   await app.register(attachmentDownloadRoutes(deps), { prefix: "/v1/attachments" });

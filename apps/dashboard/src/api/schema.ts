@@ -10592,6 +10592,135 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow new events as Server-Sent Events
+         * @description The events accepted from now on that match the filters of `GET /v1/events`, with the same access: one SSE message per event, its `data` an item of the events list (JSON), within a second of the ingest's acknowledgement; imports are not followed. A comment line every 15 s keeps the connection open. `since` and `until` are read once, when the stream opens. Each process serves at most `LIVE_STREAMS_MAX` streams at once (default 200); past that it answers 503 with `Retry-After: 10`. Nothing is replayed after a reconnect: read the gap with `GET /v1/events`.
+         *
+         *     **Access.** A user with at least the member role in the resource's team; API keys of the team need `events:read`. Each call spends a rate-limit token (100 per identity, refilled at 10/s).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    team_id?: string;
+                    project_id?: string;
+                    app_id?: string;
+                    /** @description One level or a comma list of info, debug, warn, error */
+                    level?: string;
+                    user_id?: string;
+                    session_id?: string;
+                    environment?: "ios" | "ipados" | "macos" | "watchos" | "android" | "web" | "backend";
+                    /** @description Exact screen name */
+                    screen_name?: string;
+                    /** @description Start: relative (30m, 1h, 7d, 1w: that long ago) or ISO 8601 */
+                    since?: string;
+                    /** @description End, read like since; default now */
+                    until?: string;
+                    /** @description production: is_dev false; development: is_dev true; all */
+                    data_mode?: "production" | "development" | "all";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events: `data: <event JSON>` per accepted event, blank-line separated, and `: keep-alive` comments. The first line is `retry: 3000`. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example retry: 3000
+                         *     : live
+                         *
+                         *     data: {"id":"019ab2c3-d4e5-7f60-8a7b-9c0d1e2f3a4b","app_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","client_event_id":"7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910","session_id":"7b8c9d0e-1f2a-4b3c-9d4e-5f6a7b8c9d0e","user_id":"user-42","api_key_id":"5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b","level":"info","source_module":"Checkout","message":"purchase completed","screen_name":"Cart","custom_attributes":{"plan":"yearly"},"environment":"ios","os_version":"17.4","app_version":"2.3.0","sdk_name":"swift","sdk_version":"1.8.2","build_number":"230","device_model":"iPhone15,2","locale":"en_US","country_code":"US","is_dev":false,"timestamp":"2026-11-25T12:00:00.000Z","received_at":"2026-11-25T12:00:00.412Z"}
+                         *
+                         *     : keep-alive
+                         */
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Invalid input: `{"error": "<field>: <problem>"}` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Missing, invalid, revoked or expired credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The credentials do not allow this operation */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Rate limited; retry after the `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Every live stream of this process is taken (Retry-After: 10), or the event log is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
