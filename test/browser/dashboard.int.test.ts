@@ -146,10 +146,10 @@ it("signs in by code, shows a project's overview with its charts and counts, and
   await shoot("06-overview-phone", true);
   await page.setViewportSize({ width: 1280, height: 800 });
 
-  // A page not built yet has a real URL that says so.
+  // A mail's deep link is a real URL: an issue no project of the user has says so.
   await page.goto(`${baseUrl}/dashboard/issues/4f1c`);
-  await page.getByText("Not built yet").waitFor();
-  await shoot("07-issue-not-built-yet");
+  await page.getByText("Issue not found").waitFor();
+  await shoot("07-issue-not-found");
 
   // The team switcher: a second team has no projects.
   expect((await http.post("/v1/teams", { name: "Second team", slug: `second-${port}` }, { token: token!.value })).status).toBe(201);
