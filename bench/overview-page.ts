@@ -32,10 +32,18 @@ export async function measureOverviewPage(input: { baseUrl: string; token: strin
         undefined,
         { polling: "raf", timeout: 60_000 },
       );
+    // Answers other than 2xx, to say why a load never finished drawing.
+    const failures: string[] = [];
+    page.on("response", (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
     const load = async (range: string) => {
       const started = performance.now();
       await page.goto(`${input.baseUrl}/dashboard/?project=${input.projectId}&range=${range}&mode=all`);
-      await drawn();
+      await drawn().catch(async (error: Error) => {
+        const shown = (await page.locator("main").textContent().catch(() => ""))?.replace(/\s+/g, " ").slice(0, 600);
+        throw new Error(`the overview (${range}) did not finish drawing: ${error.message}\nfailed answers: ${failures.slice(-10).join(", ") || "none"}\npage: ${shown}`);
+      });
       return performance.now() - started;
     };
 

@@ -1,9 +1,11 @@
 // Completes `npm run build`: tsc emits the JavaScript into dist/, and this mirrors the SQL files
 // (migrations, the projection runtime's schema) beside it, since the code finds them relative to
-// its own module. SQL files in dist/ are removed first, so a migration deleted from the source
-// can never be applied from a stale copy.
-import { cp, readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+// its own module. A SQL file in dist/ whose source is gone is removed, so a migration deleted from
+// the source can never be applied from a stale copy. The others are copied only when they differ,
+// and never removed first: a compiled service starting meanwhile (tests build while other tests
+// run) must find every migration in place.
+import { cp, readdir, readFile, rm } from "node:fs/promises";
+import { join, relative } from "node:path";
 
 const SOURCE_DIRS = ["apps", "domain", "projections", "streams"];
 
@@ -12,7 +14,12 @@ async function sqlFiles(dir) {
   return entries.filter((entry) => entry.isFile() && entry.name.endsWith(".sql")).map((entry) => join(entry.parentPath ?? entry.path, entry.name));
 }
 
-for (const stale of await sqlFiles("dist")) await rm(stale);
-for (const dir of SOURCE_DIRS) {
-  for (const file of await sqlFiles(dir)) await cp(file, join("dist", file));
+const sources = new Set();
+for (const dir of SOURCE_DIRS) for (const file of await sqlFiles(dir)) sources.add(file);
+
+for (const copy of await sqlFiles("dist")) if (!sources.has(relative("dist", copy))) await rm(copy);
+for (const file of sources) {
+  const target = join("dist", file);
+  const [source, existing] = await Promise.all([readFile(file), readFile(target).catch(() => undefined)]);
+  if (!existing?.equals(source)) await cp(file, target);
 }

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { createHash } from "node:crypto";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -68,13 +71,17 @@ export function spawnTsx(entry: string, env: Record<string, string>, args: strin
 
 let built: Promise<void> | undefined;
 
+/** One build of this checkout at a time, across the test files' processes (util-linux's flock). */
+const BUILD_LOCK = join(tmpdir(), `event-analytics-build-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12)}.lock`);
+
 /**
  * `npm run build` (tsc into dist/ plus the SQL files), once per process: what `npm start` runs
- * before it starts the compiled service.
+ * before it starts the compiled service. Test files run in parallel processes, and two builds at
+ * once would write the same files: each waits for the others' builds, and finds little left to do.
  */
 export function buildOnce(): Promise<void> {
   built ??= new Promise((resolve, reject) => {
-    const build = own("npm", ["run", "build", "--silent"], { cwd: REPO_ROOT });
+    const build = own("flock", [BUILD_LOCK, "npm", "run", "build", "--silent"], { cwd: REPO_ROOT });
     void build.exited.then(({ code }) => (code === 0 ? resolve() : reject(new Error(`npm run build failed:\n${build.output()}`))));
   });
   return built;
