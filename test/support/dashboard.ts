@@ -65,7 +65,8 @@ export async function signedInDashboard(screenshots: string): Promise<DashboardR
     const { page, context } = browser;
     const email = uniqueEmail(screenshots);
     await signInByCode(page, baseUrl, config.mailOutboxDir, email);
-    await page.locator("main#main").waitFor();
+    // The sign-in form is a main#main too: only the shell's sign-out button says the session began.
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
     const token = (await context.cookies(baseUrl)).find((cookie) => cookie.name === "token")?.value;
     if (!token) throw new Error("signed in, but the browser holds no token cookie");
     const http = client(baseUrl);
