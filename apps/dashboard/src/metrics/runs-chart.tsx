@@ -34,7 +34,7 @@ export function RunsChart({ groups, range, unit, now }: Props) {
             <CartesianGrid vertical={false} stroke="#e5e7eb" />
             <XAxis dataKey="label" tickLine={false} minTickGap={16} fontSize={12} />
             <YAxis yAxisId="runs" allowDecimals={false} tickLine={false} axisLine={false} width={40} fontSize={12} />
-            <YAxis yAxisId="ms" orientation="right" tickLine={false} axisLine={false} width={52} fontSize={12} unit=" ms" />
+            <YAxis yAxisId="ms" orientation="right" tickLine={false} axisLine={false} width={60} fontSize={12} tickFormatter={(value: number) => `${number.format(value)} ms`} />
             <Tooltip formatter={(value, name) => [name === "Avg duration" ? `${number.format(Math.round(Number(value)))} ms` : number.format(Number(value)), name]} cursor={{ fill: "#f3f4f6" }} />
             <Legend iconSize={10} wrapperStyle={{ fontSize: 12 }} />
             <Bar yAxisId="runs" dataKey="completed" name="Completed" stackId="runs" fill="#16a34a" isAnimationActive={false} />

@@ -62,11 +62,11 @@ export function SplitTable({ dimension, groups }: { dimension: Dimension; groups
             {sorted.map((group) => (
               <tr key={nameOf(group)} data-group={nameOf(group)}>
                 <th scope="row">{nameOf(group)}</th>
-                <td className="num">{number.format(group.total_count)}</td>
-                <td className="num">{number.format(group.complete_count)}</td>
-                <td className="num">{number.format(group.fail_count)}</td>
-                <td className="num">{group.success_rate === null ? "–" : `${group.success_rate.toFixed(1)} %`}</td>
-                <td className="num">{formatMs(group.duration_avg_ms)}</td>
+                <td className="num" data-label="Runs">{number.format(group.total_count)}</td>
+                <td className="num" data-label="Completed">{number.format(group.complete_count)}</td>
+                <td className="num" data-label="Failed">{number.format(group.fail_count)}</td>
+                <td className="num" data-label="Success">{group.success_rate === null ? "–" : `${group.success_rate.toFixed(1)} %`}</td>
+                <td className="num" data-label="Avg duration">{formatMs(group.duration_avg_ms)}</td>
               </tr>
             ))}
           </tbody>
