@@ -36,11 +36,18 @@ export function FunnelForm({ initial, submitLabel, pending, failure, onSubmit, o
     onSubmit(shownSlug, { name: name.trim(), description: description.trim() === "" ? null : description, steps: steps.map(stepOf) });
   };
 
+  // A problem found on submit is cleared by the next edit: it may be fixed, and submit checks again.
+  const edit =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      setProblem(undefined);
+      set(value);
+    };
   const message = problem ?? failure;
   return (
     <form className="card definition-form" onSubmit={submit} noValidate>
       <label htmlFor={`${id}-name`}>Name</label>
-      <input id={`${id}-name`} value={name} onChange={(event) => setName(event.target.value)} maxLength={100} />
+      <input id={`${id}-name`} value={name} onChange={(event) => edit(setName)(event.target.value)} maxLength={100} />
 
       <label htmlFor={`${id}-slug`}>Slug</label>
       <input
@@ -60,7 +67,7 @@ export function FunnelForm({ initial, submitLabel, pending, failure, onSubmit, o
       <label htmlFor={`${id}-description`}>Description</label>
       <input id={`${id}-description`} value={description} onChange={(event) => setDescription(event.target.value)} maxLength={2000} />
 
-      <StepsEditor steps={steps} onChange={setSteps} />
+      <StepsEditor steps={steps} onChange={edit(setSteps)} />
 
       {message && (
         <p className="problem" role="alert">

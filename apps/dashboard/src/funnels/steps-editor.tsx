@@ -23,14 +23,16 @@ export function StepsEditor({ steps, onChange }: Props) {
               <fieldset>
                 <legend>Step {number}</legend>
                 <div className="step-fields">
-                  <label htmlFor={field("name")}>Step {number} name</label>
+                  <label htmlFor={field("name")}>
+                    <span className="sr-only">Step {number} </span>Name
+                  </label>
                   <input id={field("name")} value={step.name} onChange={(event) => change(index, { name: event.target.value })} maxLength={100} />
                   <label htmlFor={field("step")}>
-                    Step {number} event <span className="muted">(message step:…)</span>
+                    <span className="sr-only">Step {number} </span>Event <span className="muted">(message step:…)</span>
                   </label>
                   <input id={field("step")} value={step.stepName} onChange={(event) => change(index, { stepName: event.target.value })} placeholder="signup" />
                   <label htmlFor={field("screen")}>
-                    Step {number} screen <span className="muted">(screen name)</span>
+                    <span className="sr-only">Step {number} </span>Screen <span className="muted">(screen name)</span>
                   </label>
                   <input id={field("screen")} value={step.screenName} onChange={(event) => change(index, { screenName: event.target.value })} placeholder="Paywall" />
                 </div>
