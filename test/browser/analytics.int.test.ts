@@ -22,7 +22,7 @@ const shownMs = (value: number) => `${ms.format(value)} ms`;
 it("defines a metric and shows its runs, percentiles and errors; builds a funnel in the editor and runs it", { timeout: 180_000 }, async () => {
   run = await signedInDashboard("analytics");
   const { page, http, token, teamId, baseUrl, shoot } = run;
-  const target = await projectWithApp(http, token, teamId, {}, { name: "Shop" });
+  const target = await projectWithApp(http, token, teamId, { name: "Shop iOS" }, { name: "Shop" });
   const projectId: string = target.project.id;
 
   // --- Metrics: an empty project first, then a definition made with the form.
@@ -100,6 +100,12 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   await page.locator("tr[data-group='1.0']").waitFor();
   expect(await page.locator("tr[data-group='1.0'] td").allTextContents()).toEqual(["7", "6", "1", "85.7 %", shownMs(350)]);
   expect(await page.locator("tr[data-group='2.0'] td").allTextContents()).toEqual(["6", "4", "2", "66.7 %", shownMs(850)]);
+  // Split by app: the API groups by id; the page names the app.
+  await page.getByLabel("Split by").selectOption({ label: "App" });
+  await page.locator(`tr[data-group='${target.app.id}'] th`, { hasText: "Shop iOS" }).waitFor();
+  expect(await page.locator(`tr[data-group='${target.app.id}'] td`).first().textContent()).toBe("13");
+  await page.getByLabel("Split by").selectOption({ label: "App version" });
+  await page.locator("tr[data-group='1.0']").waitFor();
   await page.getByText("7 days").click();
   await expect.poll(() => new URL(page.url()).searchParams.get("range")).toBe("7d");
   await page.getByText("Runs per day").waitFor();

@@ -31,8 +31,10 @@ export function BreakdownTable({ breakdown, rows, stepNames }: { breakdown: Brea
               <th scope="row">{nameOf(row)}</th>
               {row.steps.map((step) => (
                 <td key={step.step_index} className="num" data-label={`${step.step_index + 1}. ${step.step_name}`} data-step={step.step_index}>
-                  <span className="users">{number.format(step.unique_users)}</span>
-                  {step.step_index > 0 && <span className="muted"> {step.percentage.toFixed(1)} %</span>}
+                  <span>
+                    <span className="users">{number.format(step.unique_users)}</span>
+                    {step.step_index > 0 && <span className="muted"> {step.percentage.toFixed(1)} %</span>}
+                  </span>
                 </td>
               ))}
             </tr>

@@ -1,4 +1,5 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { useNarrowScreen } from "./narrow-screen.ts";
 import type { FunnelStep, StepResult } from "./queries.ts";
 
 const number = new Intl.NumberFormat();
@@ -16,7 +17,9 @@ export function matchOf(step: FunnelStep | undefined): string {
  * before who did not get here, so every bar stands as tall as the step before it.
  */
 export function StepBars({ steps }: { steps: StepResult[] }) {
-  const data = steps.map((step) => ({ name: `${step.step_index + 1}. ${step.step_name}`, reached: step.unique_users, dropped: step.drop_off_count }));
+  const narrow = useNarrowScreen();
+  // On a phone the axis names steps by number only (the table below names them): names collide.
+  const data = steps.map((step) => ({ name: narrow ? `${step.step_index + 1}` : `${step.step_index + 1}. ${step.step_name}`, reached: step.unique_users, dropped: step.drop_off_count }));
   const first = steps[0]?.unique_users ?? 0;
   const last = steps.at(-1);
   const summary = first === 0 || !last ? "no users reached the first step" : `${number.format(first)} started, ${number.format(last.unique_users)} reached the last step (${percent(last.percentage)})`;
@@ -33,9 +36,9 @@ export function StepBars({ steps }: { steps: StepResult[] }) {
             <XAxis dataKey="name" tickLine={false} interval={0} fontSize={12} />
             <YAxis allowDecimals={false} tickLine={false} axisLine={false} width={40} fontSize={12} />
             <Tooltip cursor={{ fill: "#f3f4f6" }} formatter={(value, name) => [number.format(Number(value)), name]} />
-            <Legend iconSize={10} wrapperStyle={{ fontSize: 12 }} />
+            <Legend iconSize={10} wrapperStyle={{ fontSize: 12 }} formatter={(value) => <span className="legend-text">{value}</span>} />
             <Bar dataKey="reached" name="Reached the step" stackId="users" fill="#2563eb" isAnimationActive={false} />
-            <Bar dataKey="dropped" name="Dropped off before it" stackId="users" fill="#fecaca" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+            <Bar dataKey="dropped" name="Dropped off before it" stackId="users" fill="#fca5a5" radius={[3, 3, 0, 0]} isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
       </div>

@@ -3,12 +3,13 @@ import Markdown from "react-markdown";
 import { Link, useLocation, useNavigate, useParams } from "react-router";
 import { DataModeSwitch, RangePicker } from "../overview/controls.tsx";
 import { dataModeOf, RANGES, rangeOf } from "../overview/window.ts";
+import { useSession } from "../session/session.tsx";
 import { useProjectChoice, useSearchParam } from "../ui/project-picker.tsx";
 import { Empty, Loaded, Loading } from "../ui/states.tsx";
 import { DeleteDefinition } from "./delete-definition.tsx";
 import { Durations } from "./durations.tsx";
 import { ErrorBreakdown } from "./error-breakdown.tsx";
-import { DIMENSIONS, dimensionOf, timeGroupOf, useMetricDefinition, useMetricQuery, useMetricWrites, type Aggregation } from "./queries.ts";
+import { DIMENSIONS, dimensionOf, timeGroupOf, useAppNames, useMetricDefinition, useMetricQuery, useMetricWrites, type Aggregation } from "./queries.ts";
 import { RunsChart } from "./runs-chart.tsx";
 import { DIMENSION_LABELS, SplitTable } from "./split-table.tsx";
 
@@ -58,6 +59,7 @@ function useNowAt(updatedAt: number) {
  */
 export function MetricView() {
   const slug = useParams().slug ?? "";
+  const { team } = useSession();
   const { projects, projectId } = useProjectChoice();
   const { search } = useLocation();
   const navigate = useNavigate();
@@ -72,6 +74,7 @@ export function MetricView() {
   const definition = useMetricDefinition(projectId, slug);
   const series = useMetricQuery(projectId, slug, range, dataMode, unit);
   const split = useMetricQuery(projectId, slug, range, dataMode, by, by !== undefined);
+  const appNames = useAppNames(team.id, by === "app_id");
   const { remove } = useMetricWrites(projectId ?? "");
   const now = useNowAt(series.dataUpdatedAt);
 
@@ -148,7 +151,7 @@ export function MetricView() {
         <section className="card split" aria-labelledby="split-title">
           <h2 id="split-title">Runs by {DIMENSION_LABELS[by].toLowerCase()}</h2>
           <Loaded query={split} label={`Splitting by ${DIMENSION_LABELS[by].toLowerCase()}`}>
-            {(aggregation) => <SplitTable dimension={by} groups={aggregation.groups ?? []} />}
+            {(aggregation) => <SplitTable dimension={by} groups={aggregation.groups ?? []} names={appNames.data} />}
           </Loaded>
         </section>
       )}

@@ -79,3 +79,12 @@ export function useMetricWrites(projectId: string) {
   });
   return { create, update, remove };
 }
+
+/** The team's app names by id, for a split by app: the API groups by the app's id. Asked for only when that split is shown. */
+export function useAppNames(teamId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ["apps", teamId],
+    queryFn: async () => new Map((await unwrap(api.GET("/v1/apps", { params: { query: { team_id: teamId } } }))).apps.map((app) => [app.id, app.name])),
+    enabled,
+  });
+}

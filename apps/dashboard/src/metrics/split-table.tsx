@@ -13,11 +13,13 @@ export const DIMENSION_LABELS: Record<Dimension, string> = {
 
 const number = new Intl.NumberFormat();
 /** Runs without the field (a backend event has no device model) are one group of their own. */
-const nameOf = (group: MetricGroup) => group.value ?? "(none)";
+const valueOf = (group: MetricGroup) => group.value ?? "(none)";
 const SHOWN_IN_CHART = 12;
 
 /** A metric's runs split by one dimension: the largest groups as bars, every group in the table. */
-export function SplitTable({ dimension, groups }: { dimension: Dimension; groups: MetricGroup[] }) {
+export function SplitTable({ dimension, groups, names }: { dimension: Dimension; groups: MetricGroup[]; names?: ReadonlyMap<string, string> | undefined }) {
+  // A split by app shows the app's name where it is known (a deleted app's runs keep their id).
+  const nameOf = (group: MetricGroup) => (group.value !== null && names?.get(group.value)) || valueOf(group);
   const label = DIMENSION_LABELS[dimension];
   if (groups.length === 0) return <Empty>No runs in this range to split by {label.toLowerCase()}.</Empty>;
   const sorted = [...groups].sort((a, b) => b.total_count - a.total_count || nameOf(a).localeCompare(nameOf(b)));
@@ -60,7 +62,7 @@ export function SplitTable({ dimension, groups }: { dimension: Dimension; groups
           </thead>
           <tbody>
             {sorted.map((group) => (
-              <tr key={nameOf(group)} data-group={nameOf(group)}>
+              <tr key={valueOf(group)} data-group={valueOf(group)}>
                 <th scope="row">{nameOf(group)}</th>
                 <td className="num" data-label="Runs">{number.format(group.total_count)}</td>
                 <td className="num" data-label="Completed">{number.format(group.complete_count)}</td>
