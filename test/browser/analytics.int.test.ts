@@ -124,8 +124,8 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   await page.locator("tr[data-group='2.0']").waitFor();
   await page.setViewportSize({ width: 390, height: 844 });
   await page.locator("[data-chart=runs] .recharts-bar-rectangle").first().waitFor();
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 5_000 }).toBeLessThanOrEqual(390);
   await shoot("07-metric-phone", true);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.setViewportSize({ width: 1280, height: 800 });
 
   // Edit, then delete a second metric.
@@ -145,11 +145,17 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   await page.locator("tr[data-metric=checkout]").waitFor();
   expect(await page.locator("tr[data-metric=search]").count()).toBe(0);
   expect((await http.get(`/v1/projects/${projectId}/metrics/search`, { token })).status).toBe(404);
+  // Its old address says it is gone, once, and leads back.
+  await page.goto(`${baseUrl}/dashboard/metrics/search?project=${projectId}`);
+  await page.getByText("This project has no metric with the slug").waitFor();
+  await shoot("09-metric-gone");
+  await page.getByRole("link", { name: "See all metrics" }).click();
+  await page.locator("tr[data-metric=checkout]").waitFor();
 
   // --- Funnels: built in the editor, steps put in order with the buttons.
   await page.getByRole("link", { name: "Funnels" }).click();
   await page.getByText("No funnels in this project yet.").waitFor();
-  await shoot("09-funnels-empty");
+  await shoot("10-funnels-empty");
   await page.getByRole("link", { name: "New funnel" }).click();
   await page.getByLabel("Name", { exact: true }).fill("Onboarding");
   await page.getByLabel("Description").fill("From first launch to the first purchase");
@@ -168,7 +174,7 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   expect(await page.getByLabel("Step 4 name").count()).toBe(0);
   await page.getByLabel("Step 3 name").fill("Paid");
   await page.getByLabel("Step 3 event").fill("purchase");
-  await shoot("10-funnel-editor", true);
+  await shoot("11-funnel-editor", true);
   await page.getByRole("button", { name: "Create funnel" }).click();
   await page.waitForURL(/\/dashboard\/funnels\/onboarding(\?|$)/);
   const funnel = await http.get(`/v1/projects/${projectId}/funnels/onboarding`, { token });
@@ -209,7 +215,7 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   expect(await stepRow(2).allTextContents()).toEqual(["2", "33.3 %", "2", "50.0 %"]);
   expect(await page.locator("[data-chart=funnel] .recharts-bar-rectangle").count()).toBeGreaterThanOrEqual(3);
   expect(await page.locator("[data-chart=funnel]").getAttribute("aria-label")).toBe("Users per step: 6 started, 2 reached the last step (33.3 %)");
-  await shoot("11-funnel-open", true);
+  await shoot("12-funnel-open", true);
 
   // Closed counting and a breakdown by app version, both kept in the URL.
   await page.getByText("Closed", { exact: true }).click();
@@ -225,7 +231,7 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   expect([url.searchParams.get("counting"), url.searchParams.get("by")]).toEqual(["closed", "app_version"]);
   const closedByVersion = await funnelQuery(http, token, projectId, "onboarding", "mode=closed&group_by=app_version");
   expect(closedByVersion.breakdown.map((row: any) => [row.value, stepUsers(row)]).sort()).toEqual([["1.0", [2, 2, 1]], ["2.0", [3, 0, 0]]]);
-  await shoot("12-funnel-closed-by-version", true);
+  await shoot("13-funnel-closed-by-version", true);
 
   // Opened from its URL the view is the same; open counting splits the versions differently.
   await page.reload();
@@ -233,8 +239,10 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   await page.getByText("Open", { exact: true }).click();
   await expect.poll(() => versionRow("2.0").allTextContents(), { timeout: 20_000 }).toEqual(["4", "2", "1"]);
   await page.setViewportSize({ width: 390, height: 844 });
-  await shoot("13-funnel-phone", true);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // Nothing wider than the phone once the charts have followed the new width.
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 5_000 }).toBeLessThanOrEqual(390);
+  await page.locator("[data-chart=funnel] .recharts-bar-rectangle").first().waitFor();
+  await shoot("14-funnel-phone", true);
   await page.setViewportSize({ width: 1280, height: 800 });
 
   // Edit the name; delete a second funnel; the list shows what is left.
@@ -253,5 +261,5 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   await page.locator("li[data-funnel=onboarding]").waitFor();
   expect(await page.locator("li[data-funnel=paywall]").count()).toBe(0);
   expect((await http.get(`/v1/projects/${projectId}/funnels/paywall`, { token })).status).toBe(404);
-  await shoot("14-funnels-list");
+  await shoot("15-funnels-list");
 });

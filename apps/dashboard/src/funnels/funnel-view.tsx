@@ -1,4 +1,5 @@
 import { Link, useLocation, useNavigate, useParams } from "react-router";
+import { ApiError } from "../api/client.ts";
 import { DeleteDefinition } from "../metrics/delete-definition.tsx";
 import { DataModeSwitch, RangePicker } from "../overview/controls.tsx";
 import { dataModeOf, RANGES } from "../overview/window.ts";
@@ -39,6 +40,16 @@ export function FunnelView() {
   const { remove } = useFunnelWrites(projectId ?? "");
 
   if (!projectId) return projects.isPending ? <Loading label="Loading projects" /> : <Empty>Choose a project on the funnels page first.</Empty>;
+  if (definition.error instanceof ApiError && definition.error.status === 404) {
+    return (
+      <section aria-labelledby="page-title" className="funnels">
+        <h1 id="page-title">No funnel “{slug}”</h1>
+        <Empty>
+          This project has no funnel with the slug <code>{slug}</code>; it may have been deleted. <Link to={{ pathname: "/funnels", search }}>See all funnels</Link>.
+        </Empty>
+      </section>
+    );
+  }
   const rangeLabel = RANGES[view.range].label;
   const { breakdown } = view;
   return (

@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from "react";
 import Markdown from "react-markdown";
 import { Link, useLocation, useNavigate, useParams } from "react-router";
+import { ApiError } from "../api/client.ts";
 import { DataModeSwitch, RangePicker } from "../overview/controls.tsx";
 import { dataModeOf, RANGES, rangeOf } from "../overview/window.ts";
 import { useSession } from "../session/session.tsx";
@@ -79,6 +80,16 @@ export function MetricView() {
   const now = useNowAt(series.dataUpdatedAt);
 
   if (!projectId) return projects.isPending ? <Loading label="Loading projects" /> : <Empty>Choose a project on the metrics page first.</Empty>;
+  if (definition.error instanceof ApiError && definition.error.status === 404) {
+    return (
+      <section aria-labelledby="page-title" className="metrics">
+        <h1 id="page-title">No metric “{slug}”</h1>
+        <Empty>
+          This project has no metric with the slug <code>{slug}</code>; it may have been deleted. <Link to={{ pathname: "/metrics", search }}>See all metrics</Link>.
+        </Empty>
+      </section>
+    );
+  }
   const rangeLabel = RANGES[range].label;
   return (
     <section aria-labelledby="page-title" className="metrics">
