@@ -165,8 +165,12 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   await page.getByRole("button", { name: "Create funnel" }).click();
   await page.getByRole("alert").getByText("Step 2 needs a step name, a screen name or both").waitFor();
   await page.getByLabel("Step 2 event").fill("open");
-  await page.getByRole("button", { name: "Move step 2 up" }).click();
+  // Reordered from the keyboard: the focus stays on the moved step's button, and the move is announced.
+  await page.getByRole("button", { name: "Move step 2 up" }).focus();
+  await page.keyboard.press("Enter");
   expect(await page.getByLabel("Step 1 name").inputValue()).toBe("Opened the app");
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Move step 1 up");
+  expect(await page.locator("[aria-live=polite]").textContent()).toBe("Opened the app is now step 1 of 2.");
   await page.getByRole("button", { name: "Add step" }).click();
   await page.getByRole("button", { name: "Add step" }).click();
   await page.getByLabel("Step 4 name").fill("Never saved");

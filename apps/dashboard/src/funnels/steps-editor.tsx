@@ -1,4 +1,4 @@
-import { useId } from "react";
+import { useId, useState } from "react";
 import { MAX_STEPS, moved, newDraft, type StepDraft } from "./step-drafts.ts";
 
 type Props = { steps: StepDraft[]; onChange: (steps: StepDraft[]) => void };
@@ -10,6 +10,14 @@ type Props = { steps: StepDraft[]; onChange: (steps: StepDraft[]) => void };
  */
 export function StepsEditor({ steps, onChange }: Props) {
   const id = useId();
+  // Said aloud after a move: the button keeps the focus, but the step it belongs to changed place.
+  const [announcement, setAnnouncement] = useState("");
+  const move = (index: number, offset: -1 | 1) => {
+    const target = index + offset;
+    if (target < 0 || target >= steps.length) return;
+    onChange(moved(steps, index, offset));
+    setAnnouncement(`${steps[index]?.name.trim() || "The step"} is now step ${target + 1} of ${steps.length}.`);
+  };
   const change = (index: number, fields: Partial<StepDraft>) => onChange(steps.map((step, at) => (at === index ? { ...step, ...fields } : step)));
   return (
     <fieldset className="steps-editor">
@@ -30,17 +38,17 @@ export function StepsEditor({ steps, onChange }: Props) {
                   <label htmlFor={field("step")}>
                     <span className="sr-only">Step {number} </span>Event <span className="muted">(message step:…)</span>
                   </label>
-                  <input id={field("step")} value={step.stepName} onChange={(event) => change(index, { stepName: event.target.value })} placeholder="signup" />
+                  <input id={field("step")} value={step.stepName} onChange={(event) => change(index, { stepName: event.target.value })} placeholder="e.g. signup" />
                   <label htmlFor={field("screen")}>
                     <span className="sr-only">Step {number} </span>Screen <span className="muted">(screen name)</span>
                   </label>
-                  <input id={field("screen")} value={step.screenName} onChange={(event) => change(index, { screenName: event.target.value })} placeholder="Paywall" />
+                  <input id={field("screen")} value={step.screenName} onChange={(event) => change(index, { screenName: event.target.value })} placeholder="e.g. Paywall" />
                 </div>
                 <div className="buttons">
-                  <button type="button" className="secondary" onClick={() => onChange(moved(steps, index, -1))} disabled={index === 0} aria-label={`Move step ${number} up`}>
+                  <button type="button" className="secondary" onClick={() => move(index, -1)} aria-disabled={index === 0} aria-label={`Move step ${number} up`}>
                     ↑ Up
                   </button>
-                  <button type="button" className="secondary" onClick={() => onChange(moved(steps, index, 1))} disabled={index === steps.length - 1} aria-label={`Move step ${number} down`}>
+                  <button type="button" className="secondary" onClick={() => move(index, 1)} aria-disabled={index === steps.length - 1} aria-label={`Move step ${number} down`}>
                     ↓ Down
                   </button>
                   <button type="button" className="danger" onClick={() => onChange(steps.filter((_, at) => at !== index))} disabled={steps.length === 1} aria-label={`Remove step ${number}`}>
@@ -55,6 +63,9 @@ export function StepsEditor({ steps, onChange }: Props) {
       <button type="button" className="secondary" onClick={() => onChange([...steps, newDraft()])} disabled={steps.length >= MAX_STEPS}>
         Add step
       </button>
+      <p className="sr-only" aria-live="polite">
+        {announcement}
+      </p>
       {steps.length >= MAX_STEPS && <p className="muted">A funnel has at most {MAX_STEPS} steps.</p>}
     </fieldset>
   );
