@@ -76,6 +76,10 @@ it("defines a metric and shows its runs, percentiles and errors; builds a funnel
   expect(await row.locator("td").nth(1).textContent()).toBe("3");
   await row.getByText("76.9 %").waitFor();
   await shoot("04-metrics-list");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 5_000 }).toBeLessThanOrEqual(390);
+  await shoot("04-metrics-list-phone", true);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await row.getByRole("link", { name: "Checkout v2" }).click();
   await page.locator("[data-chart=runs] .recharts-bar-rectangle").first().waitFor();

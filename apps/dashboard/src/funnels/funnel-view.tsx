@@ -8,7 +8,7 @@ import { Segmented } from "../ui/segmented.tsx";
 import { Empty, Loaded, Loading } from "../ui/states.tsx";
 import { BREAKDOWN_LABELS, BreakdownTable } from "./breakdown-table.tsx";
 import { funnelRangeOf } from "./funnel-range.ts";
-import { BREAKDOWNS, breakdownOf, countingOf, useFunnelDefinition, useFunnelQuery, useFunnelWrites, type Counting } from "./queries.ts";
+import { BREAKDOWNS, breakdownOf, countingOf, useFunnelDefinition, useFunnelQuery, useFunnelWrites, type Breakdown, type Counting, type FunnelAnalytics } from "./queries.ts";
 import { StepBars, StepTable } from "./step-bars.tsx";
 
 const countingOptions: { value: Counting; label: string }[] = [
@@ -19,6 +19,16 @@ const countingHelp: Record<Counting, string> = {
   open: "Open: a user counts at every step up to the furthest one they reached, in any order.",
   closed: "Closed: a user counts at a step only after doing the steps before it, in order.",
 };
+
+/**
+ * The rows of the breakdown asked for. While another view's answer is still shown, its rows (of
+ * no breakdown, or another one) are not this breakdown's: they are waited for, not shown as empty.
+ */
+function BreakdownRows({ breakdown, analytics, updating }: { breakdown: Breakdown; analytics: FunnelAnalytics; updating: boolean }) {
+  const rows = analytics.breakdown?.filter((row) => row.key === breakdown);
+  if (updating && (rows === undefined || rows.length === 0)) return <Loading label={`Breaking down by ${BREAKDOWN_LABELS[breakdown].toLowerCase()}`} />;
+  return <BreakdownTable breakdown={breakdown} rows={rows ?? []} stepNames={analytics.steps.map((step) => step.step_name)} />;
+}
 
 /**
  * /funnels/:slug: the funnel run over the range. Range, data mode, counting and breakdown are in
@@ -122,7 +132,7 @@ export function FunnelView() {
             {breakdown && (
               <section className="card breakdown" aria-labelledby="breakdown-title">
                 <h2 id="breakdown-title">By {BREAKDOWN_LABELS[breakdown].toLowerCase()}</h2>
-                <BreakdownTable breakdown={breakdown} rows={analytics.breakdown ?? []} stepNames={analytics.steps.map((step) => step.step_name)} />
+                <BreakdownRows breakdown={breakdown} analytics={analytics} updating={result.isPlaceholderData} />
               </section>
             )}
           </div>

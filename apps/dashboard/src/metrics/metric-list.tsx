@@ -116,9 +116,9 @@ function DefinitionTable({ metrics, stats, search, rangeLabel }: { metrics: Metr
                 {stat?.success_rate === null || stat === undefined ? (
                   <span className="muted">no runs</span>
                 ) : (
-                  <>
+                  <span>
                     <meter min={0} max={100} low={90} optimum={100} value={stat.success_rate} aria-label={`${metric.name} success rate`} /> {stat.success_rate.toFixed(1)} %
-                  </>
+                  </span>
                 )}
               </td>
             </tr>
