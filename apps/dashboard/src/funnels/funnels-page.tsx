@@ -1,5 +1,23 @@
-import { NotBuilt } from "../pages/not-built.tsx";
+import { Route, Routes } from "react-router";
+import { NotFound } from "../pages/not-built.tsx";
+import "../metrics/metrics.css";
+import { FunnelCreate, FunnelEdit } from "./funnel-editing.tsx";
+import { FunnelList } from "./funnel-list.tsx";
+import { FunnelView } from "./funnel-view.tsx";
+import "./funnels.css";
 
+/**
+ * /funnels lists the project's funnels; /funnels/new and /funnels/:slug/edit are the editor;
+ * /funnels/:slug runs one. The project and the view's settings stay in the query string.
+ */
 export function FunnelsPage() {
-  return <NotBuilt title="Funnels" plan="A definition editor, step bars with drop-off, open and closed modes, breakdowns." routes={["GET /v1/funnels", "GET /v1/projects/{projectId}/funnels/{slug}/query"]} />;
+  return (
+    <Routes>
+      <Route index element={<FunnelList />} />
+      <Route path="new" element={<FunnelCreate />} />
+      <Route path=":slug" element={<FunnelView />} />
+      <Route path=":slug/edit" element={<FunnelEdit />} />
+      <Route path="*" element={<NotFound />} />
+    </Routes>
+  );
 }
