@@ -9,7 +9,7 @@ import { Shell } from "./layout/shell.tsx";
 import { MetricsPage } from "./metrics/metrics-page.tsx";
 import { NotificationsPage } from "./notifications/notifications-page.tsx";
 import { OverviewPage } from "./overview/overview-page.tsx";
-import { NotFound } from "./pages/not-built.tsx";
+import { NotFound } from "./pages/not-found.tsx";
 import { SettingsPage } from "./settings/settings-page.tsx";
 import { UsersPage } from "./users/users-page.tsx";
 

@@ -1,5 +1,5 @@
 import { Route, Routes } from "react-router";
-import { NotFound } from "../pages/not-built.tsx";
+import { NotFound } from "../pages/not-found.tsx";
 import { FeedbackDetailPage } from "./feedback-detail.tsx";
 import { FeedbackInbox } from "./feedback-inbox.tsx";
 import "../users/list-table.css";

@@ -1,5 +1,5 @@
 import { Route, Routes } from "react-router";
-import { NotFound } from "../pages/not-built.tsx";
+import { NotFound } from "../pages/not-found.tsx";
 import "../metrics/metrics.css";
 import { FunnelCreate, FunnelEdit } from "./funnel-editing.tsx";
 import { FunnelList } from "./funnel-list.tsx";

@@ -1,5 +1,5 @@
 import { Route, Routes } from "react-router";
-import { NotFound } from "../pages/not-built.tsx";
+import { NotFound } from "../pages/not-found.tsx";
 import { MetricCreate, MetricEdit } from "./metric-editing.tsx";
 import { MetricList } from "./metric-list.tsx";
 import { MetricView } from "./metric-view.tsx";

@@ -1,5 +1,5 @@
 import { Route, Routes } from "react-router";
-import { NotFound } from "../pages/not-built.tsx";
+import { NotFound } from "../pages/not-found.tsx";
 import { UserDetail } from "./user-detail.tsx";
 import { UsersList } from "./users-list.tsx";
 import "./list-table.css";
