@@ -62,11 +62,25 @@ function summaryRows(name: string, source: FragmentSqlToken, kinds: FragmentSqlT
 const both = (value: FragmentSqlToken) =>
   sql.fragment`(select array_agg(${value} order by i) from generate_series(1, greatest(cardinality(funnel_user_days.firsts), cardinality(excluded.firsts))) i)`;
 
+/** Rows `a` and `b` of one user have the same key (the unique key but the user). */
+const sameKey = (a: string, b: string) => {
+  const of = (alias: string) => sql.fragment`(${sql.join(["app_id", "day", "is_dev", "environment", "app_version"].map((column) => sql.identifier([alias, column])), sql.fragment`, `)})`;
+  return sql.fragment`${of(a)} is not distinct from ${of(b)}`;
+};
+
+/** Another row than `row` of the same user and project, in `table` aliased `o`. */
+const otherRow = (table: FragmentSqlToken, row: string) => sql.fragment`
+  exists (select 1 from ${table} o where o.user_key = ${sql.identifier([row, "user_key"])} and o.project_id = ${sql.identifier([row, "project_id"])} and not ${sameKey("o", row)})`;
+
 /**
  * CTEs for insertDeduped's `also`: the kinds of `fresh` (the events written), numbering new ones
  * after their project's last, and their summaries merged into existing rows kind by kind
  * (earliest first, latest last, counts added). `fresh` is free of repeats and duplicates, so
  * merging only adds events.
+ *
+ * `alone` (migration 004) is decided for every row written, from the rows before the statement
+ * and the others it writes; a row that was alone and gets a sibling here is set apart by
+ * `demoted_days`, which leaves the rows the insert rewrites to it (a row changes once per statement).
  */
 export const mergeFreshIntoUserDays = sql.fragment`
     wanted_kinds as (
@@ -89,15 +103,35 @@ export const mergeFreshIntoUserDays = sql.fragment`
        where project_id in (select distinct project_id from fresh)
     ),
     ${summaryRows("fresh_days", sql.fragment`fresh`, sql.fragment`batch_kinds`)},
+    fresh_alone as materialized (
+      select f.*, not ${otherRow(sql.fragment`fresh_days`, "f")} and not ${otherRow(sql.fragment`funnel_user_days`, "f")} as alone
+        from fresh_days f
+    ),
     merged_days as (
-      insert into funnel_user_days (${COLUMNS}) select ${COLUMNS} from fresh_days
+      insert into funnel_user_days (${COLUMNS}, alone) select ${COLUMNS}, alone from fresh_alone
       on conflict ${CONFLICT} do update set
         first_at = least(funnel_user_days.first_at, excluded.first_at),
         last_at = greatest(funnel_user_days.last_at, excluded.last_at),
         firsts = ${both(sql.fragment`least(funnel_user_days.firsts[i], excluded.firsts[i])`)},
         lasts = ${both(sql.fragment`greatest(funnel_user_days.lasts[i], excluded.lasts[i])`)},
-        counts = ${both(sql.fragment`nullif(coalesce(funnel_user_days.counts[i], 0) + coalesce(excluded.counts[i], 0), 0)`)}
+        counts = ${both(sql.fragment`nullif(coalesce(funnel_user_days.counts[i], 0) + coalesce(excluded.counts[i], 0), 0)`)},
+        alone = excluded.alone
+    ),
+    demoted_days as (
+      update funnel_user_days d set alone = false
+       where d.alone and d.user_key in (select f.user_key from fresh_alone f where not f.alone)
+         and ${otherRow(sql.fragment`fresh_days`, "d")}
+         and not exists (select 1 from fresh_days f where f.user_key = d.user_key and f.project_id = d.project_id and ${sameKey("f", "d")})
     )`;
+
+/**
+ * Serializes the statements that decide `alone` in one generation: retention recounts users
+ * beside the projector, and a recount that saw one row of a user while an insert that saw that
+ * row as alone=false added another would leave two rows counted alone.
+ */
+export async function lockAlone(tx: Pick<DatabaseTransactionConnection, "query">): Promise<void> {
+  await tx.query(sql.unsafe`select pg_advisory_xact_lock(hashtext('funnel_user_days.alone'), hashtext(current_schema()))`);
+}
 
 /** Numbers the kinds of rows about to be written where no insert numbers them (imports). */
 export async function ensureKinds(tx: DatabaseTransactionConnection, rows: readonly { project_id: string; step_key: number; screen_key: number | null }[]): Promise<void> {
@@ -150,4 +184,20 @@ export async function refreshUserDays(tx: Pick<DatabaseTransactionConnection, "q
     insert into funnel_user_days (${COLUMNS}) select ${COLUMNS} from recomputed
     on conflict ${CONFLICT} do update set
       first_at = excluded.first_at, last_at = excluded.last_at, firsts = excluded.firsts, lasts = excluded.lasts, counts = excluded.counts`);
+  await recountAlone(tx, [...new Set(days.map((day) => day.user_key))]);
+}
+
+/**
+ * Sets `alone` of every row of `users` to whether it is its user's only row in its project,
+ * after their rows were recomputed (rows added, removed or moved between users).
+ */
+async function recountAlone(tx: Pick<DatabaseTransactionConnection, "query">, users: readonly number[]): Promise<void> {
+  await lockAlone(tx);
+  await tx.query(sql.unsafe`
+    update funnel_user_days d set alone = n.alone
+      from (
+        select s.project_id, s.user_key, count(*) = 1 as alone from funnel_user_days s
+         where s.user_key = any(${sql.array(users, "int4")}) group by s.project_id, s.user_key
+      ) n
+     where d.user_key = n.user_key and d.project_id = n.project_id and d.alone <> n.alone`);
 }
