@@ -81,7 +81,7 @@ export function openCountsQuery(source: StepSource, steps: number, breakdown?: F
     sql.fragment`case ${sql.join(Array.from({ length: steps }, (_, k) => sql.fragment`when ${of.has(k)} then ${k + 1}::int`).reverse(), sql.fragment` `)} end`;
   const group = perUser(breakdown);
   const grouped = sql.fragment`
-        select ${group.value} as value, u.reached, count(*) as users
+        select ${group.value} as value, u.reached, false as alone, count(*) as users
           from (
             select ${group.column}, max(${reached(source)}) as reached
               from ${source.rows}
@@ -90,22 +90,26 @@ export function openCountsQuery(source: StepSource, steps: number, breakdown?: F
          group by 1, 2`;
   const counted = source.alone === undefined ? grouped : sql.fragment`${grouped}
          union all
-        select ${breakdownColumn(breakdown, "e")} as value, ${reached(source.alone)} as reached, count(*) as users
+        select ${breakdownColumn(breakdown, "e")} as value, ${reached(source.alone)} as reached, true as alone, count(*) as users
           from ${source.alone.rows}
          group by 1, 2`;
   return sql.fragment`
-    select c.value, c.reached, null::text as pattern, null::int as unresolved_user, sum(c.users)::int as users
+    select c.value, c.reached, null::text as pattern, null::int as unresolved_user, c.alone, sum(c.users)::int as users
       from (${counted}) c
      where c.reached is not null
-     group by 1, 2`;
+     group by 1, 2, 5`;
 }
 
-/** A row of the counts queries: users who reached `reached` steps, a pattern of them, or one user to walk. */
+/**
+ * A row of the counts queries: users who reached `reached` steps, a pattern of them, or one user
+ * to walk; `alone` when they were counted from rows alone in their project (StepSource.alone).
+ */
 export const countsRow = z.object({
   value: z.string().nullable(),
   reached: z.number(),
   pattern: z.string().nullable(),
   unresolved_user: z.number().nullable(),
+  alone: z.boolean(),
   users: z.number(),
 });
 

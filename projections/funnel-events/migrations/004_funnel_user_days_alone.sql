@@ -13,6 +13,9 @@ alter table funnel_user_days add column alone boolean not null default false;
 -- The writer asks for a user's other rows in the project: the unique key leads with the user.
 create unique index funnel_user_days_by_user on funnel_user_days (user_key, app_id, day, is_dev, environment, app_version) nulls not distinct;
 drop index funnel_user_days_key;
+-- A query groups the rows of users with several; where those are few, it finds them here
+-- instead of reading every row of the window a second time.
+create index funnel_user_days_grouped on funnel_user_days (project_id, day) where not alone;
 
 update funnel_user_days d set alone = true
   from (select project_id, user_key from funnel_user_days group by project_id, user_key having count(*) = 1) single
