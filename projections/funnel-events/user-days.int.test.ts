@@ -135,6 +135,39 @@ describe("per-user step summaries", () => {
     expect(parsed[3]!.kinds).toEqual({ "open|Home": ["2026-11-01T23:40:00+00:00", "2026-11-01T23:40:00+00:00", 1] });
   });
 
+  it("mark the rows of users with a single row in their project as alone, through batches, imports and claims", async () => {
+    const schema = await migratedSchema(LATEST);
+    const OTHER_PROJECT = "00000000-0000-4000-8000-0000000000d3";
+    const OTHER_APP = "00000000-0000-4000-8000-0000000000d4";
+    const moved = randomUUID();
+    const batches = [
+      // eve: one day, two events; dan: two days in one batch; fay and gil: one day each; hal: a day and an imported event on the next.
+      [row("eve", "open", "Home", 1, 1), row("eve", "pay", null, 1, 2), row("dan", "open", "Home", 1, 3), row("dan", "open", "Home", 2, 3), row("fay", "open", "Home", 1, 4)],
+      [row("gil", "open", "Home", 1, 5), row("hal", "open", "Home", 1, 6), row("hal", "pay", null, 2, 6, { client_event_id: moved }), row("anon-2", "open", "Home", 1, 7)],
+      // fay gets a second day (her first row has a sibling now); gil another event of his day; ivy a day of her own.
+      [row("fay", "pay", null, 2, 8), row("gil", "pay", null, 1, 9), row("ivy", "open", "Home", 2, 10)],
+      // eve in another project is another row there, and alone there too.
+      [row("eve", "open", "Home", 3, 11, { project_id: OTHER_PROJECT, app_id: OTHER_APP })],
+    ];
+    await inSchema(schema, async (tx) => {
+      for (const batch of batches) await insertFunnelEvents(tx, batch);
+      // The import moves hal's second day back to his first: one row left.
+      await replaceFunnelEvents(tx, [{ app_id: APP, client_event_id: moved }], [row("hal", "pay", null, 1, 30, { client_event_id: moved })]);
+      // ivy claims anon-2's day: two rows.
+      await reassignFunnelEvents(tx, { app_ids: [APP], anonymous_id: "anon-2", user_id: "ivy" });
+    });
+    const { kept, rebuilt } = await recomputed(schema);
+    expect(kept).toEqual(rebuilt);
+    const alone = kept
+      .map((text) => JSON.parse(text) as { user: string; day: string; app: string; alone: boolean })
+      .map((summary) => `${summary.user} ${summary.day.slice(8, 10)}${summary.app === OTHER_APP ? " other" : ""} ${summary.alone ? "alone" : "grouped"}`)
+      .sort();
+    expect(alone).toEqual([
+      "dan 01 grouped", "dan 02 grouped", "eve 01 alone", "eve 03 other alone", "fay 01 grouped", "fay 02 grouped",
+      "gil 01 alone", "hal 01 alone", "ivy 01 grouped", "ivy 02 grouped",
+    ]);
+  });
+
   it("are built by migrations 003 and 004 from the events already stored", async () => {
     const events = [row("ann", "open", "Home", 1, 10), row("ann", "open", "Home", 1, 12), row("bob", "pay", null, 3, 1, { is_dev: true }), row(null, "open", null, 3, 2)];
     const schema = await migratedSchema(LATEST, async (client) => {
@@ -164,6 +197,8 @@ describe("per-user step summaries", () => {
         events.push(row(`u${n}`, step, step === "browse" ? "List" : null, 1 + (n % 4), minute, { app_version: n % 2 ? "1.0.0" : "2.0.0" }));
       });
       if (n % 4 === 0) events.push(row(`u${n}`, "open", null, 2 + (n % 3), n));
+      // Some users send from two versions: two rows, one user overall, one in each version's group.
+      if (n % 6 === 1) events.push(row(`u${n}`, "pay", null, 1 + (n % 4), 100, { app_version: "3.0.0" }));
     }
     const withSummaries = await migratedSchema(LATEST);
     const eventsOnly = await migratedSchema(LATEST);
