@@ -62,15 +62,15 @@ function summaryRows(name: string, source: FragmentSqlToken, kinds: FragmentSqlT
 const both = (value: FragmentSqlToken) =>
   sql.fragment`(select array_agg(${value} order by i) from generate_series(1, greatest(cardinality(funnel_user_days.firsts), cardinality(excluded.firsts))) i)`;
 
+/** A row's key but the user, as text. */
+const keyText = (alias: string) =>
+  sql.fragment`(${sql.join(["app_id", "day", "is_dev", "environment", "app_version"].map((column) => sql.identifier([alias, column])), sql.fragment`, `)})::text`;
+
 /** Rows `a` and `b` of one user have the same key (the unique key but the user). */
 const sameKey = (a: string, b: string) => {
   const of = (alias: string) => sql.fragment`(${sql.join(["app_id", "day", "is_dev", "environment", "app_version"].map((column) => sql.identifier([alias, column])), sql.fragment`, `)})`;
   return sql.fragment`${of(a)} is not distinct from ${of(b)}`;
 };
-
-/** Another row than `row` of the same user and project, in `table` aliased `o`. */
-const otherRow = (table: FragmentSqlToken, row: string) => sql.fragment`
-  exists (select 1 from ${table} o where o.user_key = ${sql.identifier([row, "user_key"])} and o.project_id = ${sql.identifier([row, "project_id"])} and not ${sameKey("o", row)})`;
 
 /**
  * CTEs for insertDeduped's `also`: the kinds of `fresh` (the events written), numbering new ones
@@ -80,7 +80,7 @@ const otherRow = (table: FragmentSqlToken, row: string) => sql.fragment`
  *
  * `alone` (migration 004) is decided for every row written, from the rows before the statement
  * and the others it writes; a row that was alone and gets a sibling here is set apart by
- * `demoted_days`, which leaves the rows the insert rewrites to it (a row changes once per statement).
+ * `demoted_days`.
  */
 export const mergeFreshIntoUserDays = sql.fragment`
     wanted_kinds as (
@@ -103,8 +103,11 @@ export const mergeFreshIntoUserDays = sql.fragment`
        where project_id in (select distinct project_id from fresh)
     ),
     ${summaryRows("fresh_days", sql.fragment`fresh`, sql.fragment`batch_kinds`)},
+    -- Rows of fresh_days have distinct keys: a user with two has another row here. The stored
+    -- rows are probed through the user's index, one user at a time.
     fresh_alone as materialized (
-      select f.*, not ${otherRow(sql.fragment`fresh_days`, "f")} and not ${otherRow(sql.fragment`funnel_user_days`, "f")} as alone
+      select f.*, count(*) over (partition by f.project_id, f.user_key) = 1
+                  and not exists (select 1 from funnel_user_days o where o.user_key = f.user_key and o.project_id = f.project_id and not ${sameKey("o", "f")}) as alone
         from fresh_days f
     ),
     merged_days as (
@@ -117,11 +120,23 @@ export const mergeFreshIntoUserDays = sql.fragment`
         counts = ${both(sql.fragment`nullif(coalesce(funnel_user_days.counts[i], 0) + coalesce(excluded.counts[i], 0), 0)`)},
         alone = excluded.alone
     ),
+    -- A user with a row that is not alone has two rows or more now. A user who had a single row
+    -- before (two are looked for, no more: a user with two has none alone) had it marked alone:
+    -- it is set apart here, unless the insert above rewrites it (a row changes once per
+    -- statement). Keys are compared as text, where a null version differs from any other.
+    single_users as (
+      select u.project_id, u.user_key
+        from (select distinct project_id, user_key from fresh_alone where not alone) u
+        cross join lateral (
+          select count(*) as stored from (select 1 from funnel_user_days o where o.user_key = u.user_key and o.project_id = u.project_id limit 2) two
+        ) c
+       where c.stored = 1
+    ),
     demoted_days as (
       update funnel_user_days d set alone = false
-       where d.alone and d.user_key in (select f.user_key from fresh_alone f where not f.alone)
-         and ${otherRow(sql.fragment`fresh_days`, "d")}
-         and not exists (select 1 from fresh_days f where f.user_key = d.user_key and f.project_id = d.project_id and ${sameKey("f", "d")})
+        from single_users u
+       where d.user_key = u.user_key and d.project_id = u.project_id and d.alone
+         and (d.user_key, ${keyText("d")}) not in (select f.user_key, ${keyText("f")} from fresh_days f)
     )`;
 
 /**
@@ -189,15 +204,21 @@ export async function refreshUserDays(tx: Pick<DatabaseTransactionConnection, "q
 
 /**
  * Sets `alone` of every row of `users` to whether it is its user's only row in its project,
- * after their rows were recomputed (rows added, removed or moved between users).
+ * after their rows were written or recomputed (rows added, removed or moved between users).
+ * Only rows whose value changes are written.
  */
 async function recountAlone(tx: Pick<DatabaseTransactionConnection, "query">, users: readonly number[]): Promise<void> {
+  if (users.length === 0) return;
   await lockAlone(tx);
+  // One index probe per user, in their partition. As a join or `user_key = any(...)` the planner
+  // reads every row of the table for a batch's thousand users; `offset 0` keeps the probes.
   await tx.query(sql.unsafe`
     update funnel_user_days d set alone = n.alone
       from (
-        select s.project_id, s.user_key, count(*) = 1 as alone from funnel_user_days s
-         where s.user_key = any(${sql.array(users, "int4")}) group by s.project_id, s.user_key
+        select s.project_id, u.user_key, count(*) = 1 as alone
+          from unnest(${sql.array(users, "int4")}) as u(user_key)
+          cross join lateral (select o.project_id from funnel_user_days o where o.user_key = u.user_key offset 0) s
+         group by s.project_id, u.user_key
       ) n
      where d.user_key = n.user_key and d.project_id = n.project_id and d.alone <> n.alone`);
 }
