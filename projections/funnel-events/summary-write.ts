@@ -140,9 +140,10 @@ export const mergeFreshIntoUserDays = sql.fragment`
     )`;
 
 /**
- * Serializes the statements that decide `alone` in one generation: retention recounts users
+ * Serializes the transactions that decide `alone` in one generation: retention recounts users
  * beside the projector, and a recount that saw one row of a user while an insert that saw that
- * row as alone=false added another would leave two rows counted alone.
+ * row as alone=false added another would leave two rows counted alone. Taken before any summary
+ * row is written, and held to the commit.
  */
 export async function lockAlone(tx: Pick<DatabaseTransactionConnection, "query">): Promise<void> {
   await tx.query(sql.unsafe`select pg_advisory_xact_lock(hashtext('funnel_user_days.alone'), hashtext(current_schema()))`);
@@ -177,6 +178,9 @@ export const userDayRow = z.object({ app_id: z.string(), user_key: z.number(), d
  */
 export async function refreshUserDays(tx: Pick<DatabaseTransactionConnection, "query">, days: readonly UserDay[]): Promise<void> {
   if (days.length === 0) return;
+  // Before the rows: an insert holds the lock while it waits for row locks (a recount that took
+  // it after writing rows could wait for that insert, which waits for those rows).
+  await lockAlone(tx);
   const dayStart = (day: FragmentSqlToken) => sql.fragment`(${day}::timestamp at time zone 'UTC')`;
   const events = sql.fragment`(
       select e.* from touched t
