@@ -57,7 +57,7 @@ export function anyStep(steps: readonly KeyedStepFilter[]): FragmentSqlToken {
   return parts.length === 0 ? sql.fragment`false` : sql.fragment`(${sql.join(parts, sql.fragment` or `)})`;
 }
 
-const breakdownColumn = (breakdown: FunnelBreakdown | undefined, alias: string) =>
+export const breakdownColumn = (breakdown: FunnelBreakdown | undefined, alias: string) =>
   breakdown === undefined ? sql.fragment`null::text` : sql.fragment`${sql.identifier([alias, breakdown])}`;
 
 /**
@@ -73,28 +73,43 @@ export function perUser(breakdown: FunnelBreakdown | undefined) {
  * Open funnels, one pass: per user (and breakdown value) the highest step they did in the window.
  * Rows are (value, reached, users) with `reached` = highest step + 1; a user counts at every step
  * below `reached`, so counts never grow from one step to the next. The highest matching step is
- * found from the top down, stopping at the first match (an event may match several).
+ * found from the top down, stopping at the first match (an event may match several). Users of
+ * the source's `alone` rows are counted from their row, without grouping.
  */
 export function openCountsQuery(source: StepSource, steps: number, breakdown?: FunnelBreakdown) {
-  const cases = Array.from({ length: steps }, (_, k) => sql.fragment`when ${source.has(k)} then ${k + 1}::int`).reverse();
+  const reached = (of: Pick<StepSource, "has">) =>
+    sql.fragment`case ${sql.join(Array.from({ length: steps }, (_, k) => sql.fragment`when ${of.has(k)} then ${k + 1}::int`).reverse(), sql.fragment` `)} end`;
   const group = perUser(breakdown);
+  const grouped = sql.fragment`
+        select ${group.value} as value, u.reached, false as alone, count(*) as users
+          from (
+            select ${group.column}, max(${reached(source)}) as reached
+              from ${source.rows}
+             group by ${group.groups}
+          ) u
+         group by 1, 2`;
+  const counted = source.alone === undefined ? grouped : sql.fragment`${grouped}
+         union all
+        select ${breakdownColumn(breakdown, "e")} as value, ${reached(source.alone)} as reached, true as alone, count(*) as users
+          from ${source.alone.rows}
+         group by 1, 2`;
   return sql.fragment`
-    select ${group.value} as value, u.reached, null::text as pattern, null::int as unresolved_user, count(*) as users
-      from (
-        select ${group.column}, max(case ${sql.join(cases, sql.fragment` `)} end) as reached
-          from ${source.rows}
-         group by ${group.groups}
-      ) u
-     where u.reached is not null
-     group by 1, 2`;
+    select c.value, c.reached, null::text as pattern, null::int as unresolved_user, c.alone, sum(c.users)::int as users
+      from (${counted}) c
+     where c.reached is not null
+     group by 1, 2, 5`;
 }
 
-/** A row of the counts queries: users who reached `reached` steps, a pattern of them, or one user to walk. */
+/**
+ * A row of the counts queries: users who reached `reached` steps, a pattern of them, or one user
+ * to walk; `alone` when they were counted from rows alone in their project (StepSource.alone).
+ */
 export const countsRow = z.object({
   value: z.string().nullable(),
   reached: z.number(),
   pattern: z.string().nullable(),
   unresolved_user: z.number().nullable(),
+  alone: z.boolean(),
   users: z.number(),
 });
 

@@ -1,4 +1,5 @@
 import type { DatabasePool } from "slonik";
+import type { z } from "zod";
 import { orderBreakdown, stepAnalytics, type FunnelBreakdown, type FunnelMode, type StepAnalytics, type StepFilter } from "../../domain/funnels/analytics.ts";
 import { closedStepsFromOrder, closedStepsReached, disjointSteps, type StepEvent } from "../../domain/funnels/walk.ts";
 import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
@@ -41,11 +42,41 @@ async function sourcesOf(pool: DatabasePool, scope: FunnelScope, filters: readon
   return { keyed, sources: straddling.length === 0 ? [summaries] : [summaries, eventSource(scope, keyed, straddling)] };
 }
 
+/** Users reaching each step, and the (user, value) pairs still to walk, keyed as JSON, to their user key. */
+type Tally = { counts: Counts; unresolved: Map<string, number>; breakdown?: FunnelBreakdown };
+
+const tallyOf = (breakdown?: FunnelBreakdown): Tally => ({ counts: new Map(), unresolved: new Map(), breakdown });
+
+/** Adds a counts row to `tally`, under `value`. */
+function count(tally: Tally, n: number, row: z.infer<typeof countsRow>, value: string | null): void {
+  if (row.unresolved_user !== null) {
+    tally.unresolved.set(JSON.stringify([row.unresolved_user, value]), row.unresolved_user);
+    add(tally.counts, n, value, 0, 0);
+  } else {
+    add(tally.counts, n, value, row.pattern === null ? row.reached : closedStepsFromOrder(row.pattern, -row.reached), row.users);
+  }
+}
+
+/** Walks the events of the tally's unresolved users (closedStepsReached) and counts each at the steps they reach. */
+async function walk(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[], keyed: readonly KeyedStepFilter[], tally: Tally): Promise<void> {
+  if (tally.unresolved.size === 0) return;
+  const users = [...new Set(tally.unresolved.values())];
+  for (const { user_key, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, keyed, users, tally.breakdown), userEvents)) {
+    if (!tally.unresolved.has(JSON.stringify([user_key, value]))) continue;
+    const walked = events.map(([step_name, screen_name, time]): StepEvent => ({ step_name, screen_name, time }));
+    add(tally.counts, filters.length, value, closedStepsReached(walked, filters), 1);
+  }
+}
+
 /**
- * Users per step in one mode. Closed funnels come back as users per steps reached, per order
- * pattern (closedStepsFromOrder) and, for the few whose first and last step times cannot settle
- * it, one by one: their events are read and walked here. Each source counts users the other does
- * not have, so their counts add up.
+ * Users per step in one mode, overall and, when asked, per breakdown value. Closed funnels come
+ * back as users per steps reached, per order pattern (closedStepsFromOrder) and, for the few
+ * whose first and last step times cannot settle it, one by one: their events are read and walked
+ * here. Each source counts users the other does not have, so their counts add up.
+ *
+ * With a breakdown, a user counted from a row alone in its project (StepSource.alone) has one
+ * value, and their outcome is the same overall: the broken-down query counts them for both, and
+ * the overall query reads only the users it groups.
  */
 async function countUsers(
   pool: DatabasePool,
@@ -55,31 +86,27 @@ async function countUsers(
   sources: readonly StepSource[],
   mode: FunnelMode,
   breakdown?: FunnelBreakdown,
-): Promise<Counts> {
+): Promise<{ overall: Counts; grouped: Counts }> {
   const n = filters.length;
   const disjoint = disjointSteps(filters);
-  const queries = sources.map((source) => (mode === "open" ? openCountsQuery(source, n, breakdown) : closedCountsQuery(source, n, breakdown, disjoint)));
-  const counts: Counts = new Map();
-  // (user, value) pairs to walk, keyed as JSON; the value is the pair's user key.
-  const unresolved = new Map<string, number>();
-  for (const rows of await Promise.all(queries.map((query) => analyticsRows(pool, query, countsRow)))) {
+  const query = (source: StepSource, by?: FunnelBreakdown) => (mode === "open" ? openCountsQuery(source, n, by) : closedCountsQuery(source, n, by, disjoint));
+  const overall = tallyOf();
+  const grouped = tallyOf(breakdown);
+  const queries = sources.flatMap((source) =>
+    breakdown === undefined
+      ? [{ query: query(source), tally: overall }]
+      : [{ query: query({ ...source, alone: undefined }), tally: overall }, { query: query(source, breakdown), tally: grouped }],
+  );
+  const answers = await Promise.all(queries.map(({ query }) => analyticsRows(pool, query, countsRow)));
+  answers.forEach((rows, i) => {
+    const { tally } = queries[i]!;
     for (const row of rows) {
-      if (row.unresolved_user !== null) {
-        unresolved.set(JSON.stringify([row.unresolved_user, row.value]), row.unresolved_user);
-        add(counts, n, row.value, 0, 0);
-      } else {
-        add(counts, n, row.value, row.pattern === null ? row.reached : closedStepsFromOrder(row.pattern, -row.reached), row.users);
-      }
+      count(tally, n, row, row.value);
+      if (tally === grouped && row.alone) count(overall, n, row, null);
     }
-  }
-  if (unresolved.size === 0) return counts;
-  const users = [...new Set(unresolved.values())];
-  for (const { user_key, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, keyed, users, breakdown), userEvents)) {
-    if (!unresolved.has(JSON.stringify([user_key, value]))) continue;
-    const walked = events.map(([step_name, screen_name, time]): StepEvent => ({ step_name, screen_name, time }));
-    add(counts, filters.length, value, closedStepsReached(walked, filters), 1);
-  }
-  return counts;
+  });
+  await Promise.all([walk(pool, scope, filters, keyed, overall), walk(pool, scope, filters, keyed, grouped)]);
+  return { overall: overall.counts, grouped: grouped.counts };
 }
 
 /** Step analytics of a funnel over the scope, with a breakdown by environment or app version when asked. */
@@ -94,10 +121,7 @@ export async function funnelAnalytics(
   const names = funnel.steps.map((step) => step.name);
   const none: Counts = new Map();
   const { keyed, sources } = scope.appIds.length === 0 ? { keyed: [], sources: [] } : await sourcesOf(pool, scope, filters);
-  const [overall, grouped] = await Promise.all([
-    scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, sources, mode),
-    breakdown === undefined || scope.appIds.length === 0 ? none : countUsers(pool, scope, filters, keyed, sources, mode, breakdown),
-  ]);
+  const { overall, grouped } = scope.appIds.length === 0 ? { overall: none, grouped: none } : await countUsers(pool, scope, filters, keyed, sources, mode, breakdown);
   const steps = stepAnalytics(names, overall.get(null) ?? filters.map(() => 0));
   const result: FunnelAnalytics = { funnel: funnel.name, mode, total_users: steps[0]?.unique_users ?? 0, steps };
   if (breakdown !== undefined) {

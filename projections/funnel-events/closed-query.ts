@@ -1,7 +1,7 @@
 import { sql, type FragmentSqlToken } from "slonik";
 import type { FunnelBreakdown } from "../../domain/funnels/analytics.ts";
 import { ORDER_BITS } from "../../domain/funnels/walk.ts";
-import { perUser } from "./analytics-queries.ts";
+import { breakdownColumn } from "./analytics-queries.ts";
 import type { StepSource } from "./step-source.ts";
 
 /** `a` strictly later than `b`; a missing time is never later. */
@@ -32,36 +32,46 @@ const col = (name: string) => sql.fragment`${sql.identifier(["u", name])}`;
  */
 export function closedCountsQuery(source: StepSource, n: number, breakdown?: FunnelBreakdown, disjoint = false) {
   const middle = Array.from({ length: Math.max(0, n - 2) }, (_, i) => i + 1);
-  // Repeated aggregates are computed once: the planner merges equal ones.
-  const first = source.first;
-  const last = source.last;
-  const breaks = middle.map((k) => sql.fragment`when not ${later(first(k), first(k - 1))} then case when ${later(last(k), first(k - 1))} then ${-k}::int else ${k}::int end`);
-  const end = n === 1 ? sql.fragment`1` : sql.fragment`case when ${later(last(n - 1), first(n - 2))} then ${n}::int else ${n - 1}::int end`;
-  const reached = breaks.length === 0 ? end : sql.fragment`case ${sql.join(breaks, sql.fragment` `)} else ${end} end`;
-  const columns = [
-    ...[0, ...middle].map((k) => sql.fragment`${first(k)} as ${sql.identifier([`f${k}`])}`),
-    ...[...middle, n - 1].filter((k) => k > 0).map((k) => sql.fragment`${last(k)} as ${sql.identifier([`l${k}`])}`),
+  const counted = disjoint && middle.length > 0;
+  // Per user: f(k) for step 0 and the middle steps, l(k) for the others, and the middle count.
+  const times = (of: Pick<StepSource, "first" | "last" | "middle">) => [
+    ...[0, ...middle].map((k) => sql.fragment`${of.first(k)} as ${sql.identifier([`f${k}`])}`),
+    ...[...middle, n - 1].filter((k) => k > 0).map((k) => sql.fragment`${of.last(k)} as ${sql.identifier([`l${k}`])}`),
+    ...(counted ? [sql.fragment`${of.middle(middle, [0, n - 1])} as middle`] : []),
   ];
+  const value = breakdownColumn(breakdown, "e");
+  // Repeated aggregates are computed once: the planner merges equal ones.
+  let perUser = sql.fragment`
+          select e.user_key, ${value} as value, false as alone, ${sql.join(times(source), sql.fragment`, `)}
+            from ${source.rows}
+           group by ${breakdown === undefined ? sql.fragment`1` : sql.fragment`1, 2`}
+          having ${source.first(0)} is not null`;
+  if (source.alone !== undefined) {
+    // A branch of a union computes its columns once; the query above reads them.
+    perUser = sql.fragment`${perUser}
+           union all
+          select e.user_key, ${value} as value, true as alone, ${sql.join(times(source.alone), sql.fragment`, `)}
+            from ${source.alone.rows} and ${source.alone.first(0)} is not null`;
+  }
+  const breaks = middle.map((k) => sql.fragment`when not ${later(time("f", k), time("f", k - 1))} then case when ${later(time("l", k), time("f", k - 1))} then ${-k}::int else ${k}::int end`);
+  const end = n === 1 ? sql.fragment`1` : sql.fragment`case when ${later(time("l", n - 1), time("f", n - 2))} then ${n}::int else ${n - 1}::int end`;
+  const reached = breaks.length === 0 ? end : sql.fragment`case ${sql.join(breaks, sql.fragment` `)} else ${end} end`;
   let settled = sql.fragment`null::text as pattern, case when u.reached < 0 then u.user_key end as unresolved_user`;
-  if (disjoint && middle.length > 0) {
-    columns.push(sql.fragment`${source.middle(middle, [0, n - 1])} as middle`);
+  if (counted) {
     settled = sql.fragment`
            case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then ${orderLetters(n)} end as pattern,
            case when u.reached >= 0 then null when ${twoEventsAtMost(middle)} then null else u.user_key end as unresolved_user`;
   }
-  const group = perUser(breakdown);
-  // The per-user values are computed in the grouped query, once per user; the outer query only
-  // counts users per outcome.
+  // The per-user values are computed once per user (or alone row); the outer query only counts
+  // users per outcome.
   return sql.fragment`
-    select ${group.value} as value, u.reached, ${settled}, count(*) as users
-      from (
-        select ${group.column}, ${reached} as reached, ${sql.join(columns, sql.fragment`, `)}
-          from ${source.rows}
-         group by ${group.groups}
-        having ${first(0)} is not null
-      ) u
-     group by 1, 2, 3, 4`;
+    select u.value, u.reached, ${settled}, u.alone, count(*)::int as users
+      from (select t.*, ${reached} as reached from (${perUser}) t) u
+     group by 1, 2, 3, 4, 5`;
 }
+
+/** A per-user time of the union of grouped users and alone rows, read by the reached case. */
+const time = (kind: "f" | "l", k: number) => sql.fragment`${sql.identifier(["t", `${kind}${k}`])}`;
 
 /** Whether the middle steps' first and last times account for every event counted in `middle`. */
 function twoEventsAtMost(middle: readonly number[]) {

@@ -74,6 +74,7 @@ describe("funnel events keyed by user and name", () => {
       await client.query("insert into funnel_events select * from json_populate_recordset(null::funnel_events, $1)", [JSON.stringify(rows)]);
       await client.query(await migration("002_funnel_keys.sql"));
       await client.query(await migration("003_funnel_user_days.sql"));
+      await client.query(await migration("004_funnel_user_days_alone.sql"));
     } finally {
       await client.end();
     }

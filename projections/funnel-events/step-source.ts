@@ -17,6 +17,12 @@ export type StepSource = {
   last: (k: number) => FragmentSqlToken;
   /** Aggregate over a user's rows, for steps no event can match twice: events of `middle` steps, at least. */
   middle: (middle: readonly number[], ends: readonly number[]) => FragmentSqlToken;
+  /**
+   * Rows that are all their user has in the scope (summary rows marked `alone`), read one by one
+   * instead of grouped: `rows` then leaves them out. The functions give a row's own values, what
+   * the aggregates give over a user's rows.
+   */
+  alone?: Omit<StepSource, "alone">;
 };
 
 /**
@@ -61,14 +67,25 @@ export function summarySource(scope: FunnelScope, kinds: readonly (readonly numb
   // least/greatest skip nulls: a step matching several kinds takes the earliest (latest) of those present.
   const over = (k: number, array: string, pick: FragmentSqlToken) =>
     kinds[k]!.length === 0 ? sql.fragment`null::timestamptz` : sql.fragment`${pick}(${sql.join(kinds[k]!.map((kind) => at(array, kind)), sql.fragment`, `)})`;
+  const middle = (steps: readonly number[]) => {
+    const counts = steps.flatMap((k) => kinds[k]!).map((kind) => sql.fragment`coalesce(${at("counts", kind)}, 0)`);
+    return counts.length === 0 ? sql.fragment`0` : sql.fragment`(${sql.join(counts, sql.fragment` + `)})`;
+  };
+  const has = (k: number) => holdsAny(kinds[k]!);
+  // A user's rows in the scope are all their rows or fewer: a row alone in its project is alone here too.
   return {
-    rows: sql.fragment`funnel_user_days e where ${and(conditions)}`,
-    has: (k) => holdsAny(kinds[k]!),
+    rows: sql.fragment`funnel_user_days e where ${and([...conditions, sql.fragment`not e.alone`])}`,
+    has,
     first: (k) => sql.fragment`min(${over(k, "firsts", sql.fragment`least`)})`,
     last: (k) => sql.fragment`max(${over(k, "lasts", sql.fragment`greatest`)})`,
-    middle: (middle) => {
-      const counts = middle.flatMap((k) => kinds[k]!).map((kind) => sql.fragment`coalesce(${at("counts", kind)}, 0)`);
-      return counts.length === 0 ? sql.fragment`0::bigint` : sql.fragment`sum(${sql.join(counts, sql.fragment` + `)})`;
+    middle: (steps) => sql.fragment`sum(${middle(steps)})`,
+    alone: {
+      rows: sql.fragment`funnel_user_days e where ${and([...conditions, sql.fragment`e.alone`])}`,
+      has,
+      first: (k) => over(k, "firsts", sql.fragment`least`),
+      last: (k) => over(k, "lasts", sql.fragment`greatest`),
+      // The type of the sum above: a union of equal column types is planned as one set of rows.
+      middle: (steps) => sql.fragment`${middle(steps)}::bigint`,
     },
   };
 }

@@ -62,11 +62,25 @@ function summaryRows(name: string, source: FragmentSqlToken, kinds: FragmentSqlT
 const both = (value: FragmentSqlToken) =>
   sql.fragment`(select array_agg(${value} order by i) from generate_series(1, greatest(cardinality(funnel_user_days.firsts), cardinality(excluded.firsts))) i)`;
 
+/** A row's key but the user, as text. */
+const keyText = (alias: string) =>
+  sql.fragment`(${sql.join(["app_id", "day", "is_dev", "environment", "app_version"].map((column) => sql.identifier([alias, column])), sql.fragment`, `)})::text`;
+
+/** Rows `a` and `b` of one user have the same key (the unique key but the user). */
+const sameKey = (a: string, b: string) => {
+  const of = (alias: string) => sql.fragment`(${sql.join(["app_id", "day", "is_dev", "environment", "app_version"].map((column) => sql.identifier([alias, column])), sql.fragment`, `)})`;
+  return sql.fragment`${of(a)} is not distinct from ${of(b)}`;
+};
+
 /**
  * CTEs for insertDeduped's `also`: the kinds of `fresh` (the events written), numbering new ones
  * after their project's last, and their summaries merged into existing rows kind by kind
  * (earliest first, latest last, counts added). `fresh` is free of repeats and duplicates, so
  * merging only adds events.
+ *
+ * `alone` (migration 004) is decided for every row written, from the rows before the statement
+ * and the others it writes; a row that was alone and gets a sibling here is set apart by
+ * `demoted_days`.
  */
 export const mergeFreshIntoUserDays = sql.fragment`
     wanted_kinds as (
@@ -89,15 +103,51 @@ export const mergeFreshIntoUserDays = sql.fragment`
        where project_id in (select distinct project_id from fresh)
     ),
     ${summaryRows("fresh_days", sql.fragment`fresh`, sql.fragment`batch_kinds`)},
+    -- Rows of fresh_days have distinct keys: a user with two has another row here. The stored
+    -- rows are probed through the user's index, one user at a time.
+    fresh_alone as materialized (
+      select f.*, count(*) over (partition by f.project_id, f.user_key) = 1
+                  and not exists (select 1 from funnel_user_days o where o.user_key = f.user_key and o.project_id = f.project_id and not ${sameKey("o", "f")}) as alone
+        from fresh_days f
+    ),
     merged_days as (
-      insert into funnel_user_days (${COLUMNS}) select ${COLUMNS} from fresh_days
+      insert into funnel_user_days (${COLUMNS}, alone) select ${COLUMNS}, alone from fresh_alone
       on conflict ${CONFLICT} do update set
         first_at = least(funnel_user_days.first_at, excluded.first_at),
         last_at = greatest(funnel_user_days.last_at, excluded.last_at),
         firsts = ${both(sql.fragment`least(funnel_user_days.firsts[i], excluded.firsts[i])`)},
         lasts = ${both(sql.fragment`greatest(funnel_user_days.lasts[i], excluded.lasts[i])`)},
-        counts = ${both(sql.fragment`nullif(coalesce(funnel_user_days.counts[i], 0) + coalesce(excluded.counts[i], 0), 0)`)}
+        counts = ${both(sql.fragment`nullif(coalesce(funnel_user_days.counts[i], 0) + coalesce(excluded.counts[i], 0), 0)`)},
+        alone = excluded.alone
+    ),
+    -- A user with a row that is not alone has two rows or more now. A user who had a single row
+    -- before (two are looked for, no more: a user with two has none alone) had it marked alone:
+    -- it is set apart here, unless the insert above rewrites it (a row changes once per
+    -- statement). Keys are compared as text, where a null version differs from any other.
+    single_users as (
+      select u.project_id, u.user_key
+        from (select distinct project_id, user_key from fresh_alone where not alone) u
+        cross join lateral (
+          select count(*) as stored from (select 1 from funnel_user_days o where o.user_key = u.user_key and o.project_id = u.project_id limit 2) two
+        ) c
+       where c.stored = 1
+    ),
+    demoted_days as (
+      update funnel_user_days d set alone = false
+        from single_users u
+       where d.user_key = u.user_key and d.project_id = u.project_id and d.alone
+         and (d.user_key, ${keyText("d")}) not in (select f.user_key, ${keyText("f")} from fresh_days f)
     )`;
+
+/**
+ * Serializes the transactions that decide `alone` in one generation: retention recounts users
+ * beside the projector, and a recount that saw one row of a user while an insert that saw that
+ * row as alone=false added another would leave two rows counted alone. Taken before any summary
+ * row is written, and held to the commit.
+ */
+export async function lockAlone(tx: Pick<DatabaseTransactionConnection, "query">): Promise<void> {
+  await tx.query(sql.unsafe`select pg_advisory_xact_lock(hashtext('funnel_user_days.alone'), hashtext(current_schema()))`);
+}
 
 /** Numbers the kinds of rows about to be written where no insert numbers them (imports). */
 export async function ensureKinds(tx: DatabaseTransactionConnection, rows: readonly { project_id: string; step_key: number; screen_key: number | null }[]): Promise<void> {
@@ -128,6 +178,9 @@ export const userDayRow = z.object({ app_id: z.string(), user_key: z.number(), d
  */
 export async function refreshUserDays(tx: Pick<DatabaseTransactionConnection, "query">, days: readonly UserDay[]): Promise<void> {
   if (days.length === 0) return;
+  // Before the rows: an insert holds the lock while it waits for row locks (a recount that took
+  // it after writing rows could wait for that insert, which waits for those rows).
+  await lockAlone(tx);
   const dayStart = (day: FragmentSqlToken) => sql.fragment`(${day}::timestamp at time zone 'UTC')`;
   const events = sql.fragment`(
       select e.* from touched t
@@ -150,4 +203,26 @@ export async function refreshUserDays(tx: Pick<DatabaseTransactionConnection, "q
     insert into funnel_user_days (${COLUMNS}) select ${COLUMNS} from recomputed
     on conflict ${CONFLICT} do update set
       first_at = excluded.first_at, last_at = excluded.last_at, firsts = excluded.firsts, lasts = excluded.lasts, counts = excluded.counts`);
+  await recountAlone(tx, [...new Set(days.map((day) => day.user_key))]);
+}
+
+/**
+ * Sets `alone` of every row of `users` to whether it is its user's only row in its project,
+ * after their rows were written or recomputed (rows added, removed or moved between users).
+ * Only rows whose value changes are written.
+ */
+async function recountAlone(tx: Pick<DatabaseTransactionConnection, "query">, users: readonly number[]): Promise<void> {
+  if (users.length === 0) return;
+  await lockAlone(tx);
+  // One index probe per user, in their partition. As a join or `user_key = any(...)` the planner
+  // reads every row of the table for a batch's thousand users; `offset 0` keeps the probes.
+  await tx.query(sql.unsafe`
+    update funnel_user_days d set alone = n.alone
+      from (
+        select s.project_id, u.user_key, count(*) = 1 as alone
+          from unnest(${sql.array(users, "int4")}) as u(user_key)
+          cross join lateral (select o.project_id from funnel_user_days o where o.user_key = u.user_key offset 0) s
+         group by s.project_id, u.user_key
+      ) n
+     where d.user_key = n.user_key and d.project_id = n.project_id and d.alone <> n.alone`);
 }

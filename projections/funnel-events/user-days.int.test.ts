@@ -24,6 +24,7 @@ beforeAll(() => {
 });
 
 const PROJECT = "00000000-0000-4000-8000-0000000000d1";
+const LATEST = "004_funnel_user_days_alone.sql";
 const APP = "00000000-0000-4000-8000-0000000000d2";
 
 /** A fresh schema migrated up to `last` (a migration file name), run as the migrator does, through pg. */
@@ -33,7 +34,7 @@ async function migratedSchema(last: string, before?: (client: pg.Client) => Prom
   await client.connect();
   try {
     await client.query(`create schema ${schema}; set search_path to ${schema}, public`);
-    for (const name of ["001_funnel_events.sql", "002_funnel_keys.sql", "003_funnel_user_days.sql"]) {
+    for (const name of ["001_funnel_events.sql", "002_funnel_keys.sql", "003_funnel_user_days.sql", "004_funnel_user_days_alone.sql"]) {
       if (name === "003_funnel_user_days.sql" && before) await before(client);
       await client.query(await readFile(new URL(`./migrations/${name}`, import.meta.url), "utf8"));
       if (name === last) break;
@@ -58,7 +59,7 @@ const summaries = (tx: DatabaseTransactionConnection) =>
   tx.anyFirst(sql.type(z.object({ row: z.string() }))`
     select jsonb_build_object(
              'app', s.app_id, 'user', u.user_id, 'day', s.day, 'dev', s.is_dev, 'environment', s.environment, 'version', s.app_version,
-             'first', s.first_at, 'last', s.last_at,
+             'first', s.first_at, 'last', s.last_at, 'alone', s.alone,
              'kinds', (select jsonb_object_agg(n.name || '|' || coalesce(c.name, ''), jsonb_build_array(s.firsts[k.kind], s.lasts[k.kind], s.counts[k.kind]))
                          from funnel_kinds k join funnel_names n on n.name_key = k.step_key left join funnel_names c on c.name_key = k.screen_key
                         where k.project_id = s.project_id and s.counts[k.kind] is not null))::text as row
@@ -100,14 +101,14 @@ function row(user: string | null, step: string, screen: string | null, day: numb
 /** The summaries a schema holds, against those of a fresh schema given its events in one insert. */
 async function recomputed(schema: string) {
   const events = await inSchema(schema, storedEvents);
-  const fresh = await migratedSchema("003_funnel_user_days.sql");
+  const fresh = await migratedSchema(LATEST);
   await inSchema(fresh, (tx) => insertFunnelEvents(tx, events.map((event) => event.row as FunnelEventRow)));
   return { kept: await inSchema(schema, summaries), rebuilt: await inSchema(fresh, summaries) };
 }
 
 describe("per-user step summaries", () => {
   it("stay a grouping of the events through batches, imports and claims", async () => {
-    const schema = await migratedSchema("003_funnel_user_days.sql");
+    const schema = await migratedSchema(LATEST);
     const imported = randomUUID();
     const batches = [
       [row("ann", "open", "Home", 1, 10), row("ann", "pay", null, 1, 20), row(null, "open", "Home", 1, 30), row("bob", "open", "Home", 1, 40)],
@@ -134,9 +135,42 @@ describe("per-user step summaries", () => {
     expect(parsed[3]!.kinds).toEqual({ "open|Home": ["2026-11-01T23:40:00+00:00", "2026-11-01T23:40:00+00:00", 1] });
   });
 
-  it("are built by migration 003 from the events already stored", async () => {
+  it("mark the rows of users with a single row in their project as alone, through batches, imports and claims", async () => {
+    const schema = await migratedSchema(LATEST);
+    const OTHER_PROJECT = "00000000-0000-4000-8000-0000000000d3";
+    const OTHER_APP = "00000000-0000-4000-8000-0000000000d4";
+    const moved = randomUUID();
+    const batches = [
+      // eve: one day, two events; dan: two days in one batch; fay and gil: one day each; hal: a day and an imported event on the next.
+      [row("eve", "open", "Home", 1, 1), row("eve", "pay", null, 1, 2), row("dan", "open", "Home", 1, 3), row("dan", "open", "Home", 2, 3), row("fay", "open", "Home", 1, 4)],
+      [row("gil", "open", "Home", 1, 5), row("hal", "open", "Home", 1, 6), row("hal", "pay", null, 2, 6, { client_event_id: moved }), row("anon-2", "open", "Home", 1, 7)],
+      // fay gets a second day (her first row has a sibling now); gil another event of his day; ivy a day of her own.
+      [row("fay", "pay", null, 2, 8), row("gil", "pay", null, 1, 9), row("ivy", "open", "Home", 2, 10)],
+      // eve in another project is another row there, and alone there too.
+      [row("eve", "open", "Home", 3, 11, { project_id: OTHER_PROJECT, app_id: OTHER_APP })],
+    ];
+    await inSchema(schema, async (tx) => {
+      for (const batch of batches) await insertFunnelEvents(tx, batch);
+      // The import moves hal's second day back to his first: one row left.
+      await replaceFunnelEvents(tx, [{ app_id: APP, client_event_id: moved }], [row("hal", "pay", null, 1, 30, { client_event_id: moved })]);
+      // ivy claims anon-2's day: two rows.
+      await reassignFunnelEvents(tx, { app_ids: [APP], anonymous_id: "anon-2", user_id: "ivy" });
+    });
+    const { kept, rebuilt } = await recomputed(schema);
+    expect(kept).toEqual(rebuilt);
+    const alone = kept
+      .map((text) => JSON.parse(text) as { user: string; day: string; app: string; alone: boolean })
+      .map((summary) => `${summary.user} ${summary.day.slice(8, 10)}${summary.app === OTHER_APP ? " other" : ""} ${summary.alone ? "alone" : "grouped"}`)
+      .sort();
+    expect(alone).toEqual([
+      "dan 01 grouped", "dan 02 grouped", "eve 01 alone", "eve 03 other alone", "fay 01 grouped", "fay 02 grouped",
+      "gil 01 alone", "hal 01 alone", "ivy 01 grouped", "ivy 02 grouped",
+    ]);
+  });
+
+  it("are built by migrations 003 and 004 from the events already stored", async () => {
     const events = [row("ann", "open", "Home", 1, 10), row("ann", "open", "Home", 1, 12), row("bob", "pay", null, 3, 1, { is_dev: true }), row(null, "open", null, 3, 2)];
-    const schema = await migratedSchema("003_funnel_user_days.sql", async (client) => {
+    const schema = await migratedSchema(LATEST, async (client) => {
       // Stored before 003 through the 002 write path: rows and keys, no summaries yet.
       await client.query(`insert into funnel_users (user_id) values ('ann'), ('bob'); insert into funnel_names (name) values ('open'), ('Home'), ('pay')`);
       for (const event of events) {
@@ -163,9 +197,11 @@ describe("per-user step summaries", () => {
         events.push(row(`u${n}`, step, step === "browse" ? "List" : null, 1 + (n % 4), minute, { app_version: n % 2 ? "1.0.0" : "2.0.0" }));
       });
       if (n % 4 === 0) events.push(row(`u${n}`, "open", null, 2 + (n % 3), n));
+      // Some users send from two versions: two rows, one user overall, one in each version's group.
+      if (n % 6 === 1) events.push(row(`u${n}`, "pay", null, 1 + (n % 4), 100, { app_version: "3.0.0" }));
     }
-    const withSummaries = await migratedSchema("003_funnel_user_days.sql");
-    const eventsOnly = await migratedSchema("003_funnel_user_days.sql");
+    const withSummaries = await migratedSchema(LATEST);
+    const eventsOnly = await migratedSchema(LATEST);
     for (const schema of [withSummaries, eventsOnly]) await inSchema(schema, (tx) => insertFunnelEvents(tx, events));
     // Without kinds a funnel matches none in the summaries and is counted from its events.
     await inSchema(eventsOnly, (tx) => tx.query(sql.unsafe`delete from funnel_kinds`));
@@ -197,7 +233,7 @@ describe("per-user step summaries", () => {
   });
 
   it("go with the events retention removes, and are counted again on the day of the cutoff", async () => {
-    const schema = await migratedSchema("003_funnel_user_days.sql");
+    const schema = await migratedSchema(LATEST);
     const events = [row("ann", "open", "Home", 1, 0), row("ann", "open", "Home", 2, -600), row("ann", "pay", null, 2, -60), row("bob", "open", "Home", 2, 0)];
     await inSchema(schema, (tx) => insertFunnelEvents(tx, events));
     // Retention deletes the funnel events before the cutoff (day 2, 15:00) first, as removeExpiredRows does.
@@ -215,7 +251,7 @@ describe("per-user step summaries", () => {
   });
 
   it("leave out a project's kinds past 256, and funnels over them are counted from the events", async () => {
-    const schema = await migratedSchema("003_funnel_user_days.sql");
+    const schema = await migratedSchema(LATEST);
     // One user sends 300 step names: a name per kind, numbered in the order they come.
     const events = Array.from({ length: 300 }, (_, n) => row("ann", `s${n}`, null, 1, n % 50));
     for (let start = 0; start < events.length; start += 100) await inSchema(schema, (tx) => insertFunnelEvents(tx, events.slice(start, start + 100)));

@@ -5,7 +5,7 @@ import type { Reassignment } from "../_runtime/reassign.ts";
 import type { ImportKey } from "../derived-events/plan.ts";
 import { insertDeduped, replaceByKeys, type DerivedTable } from "../derived-events/write.ts";
 import { keyedRows, userKey, type KeyedFunnelRow } from "./keys.ts";
-import { ensureKinds, mergeFreshIntoUserDays, refreshUserDays, userDayRow, type UserDay } from "./summary-write.ts";
+import { ensureKinds, lockAlone, mergeFreshIntoUserDays, refreshUserDays, userDayRow, type UserDay } from "./summary-write.ts";
 
 const FUNNEL_EVENTS: DerivedTable = {
   name: "funnel_events",
@@ -24,7 +24,10 @@ const FUNNEL_EVENTS: DerivedTable = {
  * written into their users' step summaries in the same statement.
  */
 export async function insertFunnelEvents(tx: DatabaseTransactionConnection, rows: readonly FunnelEventRow[]): Promise<void> {
-  await insertDeduped(tx, FUNNEL_EVENTS, await keyedRows(tx, rows), mergeFreshIntoUserDays);
+  const keyed = await keyedRows(tx, rows);
+  if (keyed.length === 0) return;
+  await lockAlone(tx);
+  await insertDeduped(tx, FUNNEL_EVENTS, keyed, mergeFreshIntoUserDays);
 }
 
 /** The (app, user, day) of rows, as their summaries are keyed. */
