@@ -95,24 +95,25 @@ beforeAll(async () => {
 const countsOf = (m: ProjectedReadModel, table: string, bucket: "minute" | "hour") =>
   m.read((tx) =>
     tx.any(sql.unsafe`
-      select project_id, app_id, ${sql.identifier([bucket])} as bucket, is_dev, events, round(hll_cardinality(users))::int as users,
+      select project_id, app_id, ${sql.identifier([bucket])} as bucket, is_dev, events, errors, round(hll_cardinality(users))::int as users,
              round(hll_cardinality(sessions))::int as sessions, users::text as user_sketch, sessions::text as session_sketch
         from ${sql.identifier([table])} order by project_id, app_id, bucket, is_dev`),
   );
 
 describe("count rollups", () => {
-  it("total each app and the whole project by minute, hour and is_dev, as the rows hold them after duplicates and a moving import", async () => {
+  it("total each app and the whole project by minute, hour and is_dev, all events and the errors, as the rows hold them after duplicates and a moving import", async () => {
     for (const [stride, table, bucket] of [
       ["1 minute", "event_totals_minute", "minute"],
       ["1 hour", "event_totals_hour", "hour"],
     ] as const) {
       const totals = await model.read((tx) =>
         tx.any(sql.unsafe`
-          select app_id, ${sql.identifier([bucket])} as bucket, is_dev, events from ${sql.identifier([table])} where events <> 0 order by 1, 2, 3`),
+          select app_id, ${sql.identifier([bucket])} as bucket, is_dev, events, errors from ${sql.identifier([table])} where events <> 0 order by 1, 2, 3`),
       );
       const fromRows = await model.read((tx) =>
         tx.any(sql.unsafe`
-          select coalesce(app_id, ${WHOLE_PROJECT}::uuid) as app_id, date_bin(${stride}::interval, "timestamp", 'epoch') as bucket, is_dev, count(*)::bigint as events
+          select coalesce(app_id, ${WHOLE_PROJECT}::uuid) as app_id, date_bin(${stride}::interval, "timestamp", 'epoch') as bucket, is_dev, count(*)::bigint as events,
+                 (count(*) filter (where level = 'error'))::bigint as errors
             from events group by grouping sets ((app_id, 2, is_dev), (2, is_dev)) order by 1, 2, 3`),
       );
       expect(totals).toEqual(fromRows);

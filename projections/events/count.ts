@@ -66,6 +66,9 @@ export function countEvents(db: DatabasePool | DatabaseTransactionConnection, vi
 }
 
 /** Whether the filter narrows the events by a value the rollups do not keep. */
+/** Only error events, and no other filter the rollups lack: their `errors` column answers. */
+export const errorsOnly = (filter: EventFilter) => filter.levels?.length === 1 && filter.levels[0] === "error" && !readsRows({ ...filter, levels: undefined });
+
 export const readsRows = (filter: EventFilter) =>
   (filter.levels !== undefined && filter.levels.length > 0) ||
   filter.environment !== undefined ||
@@ -116,7 +119,8 @@ const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragmen
  * joined to the `scopes` of rollupScopes: one row per bucket for each project whose apps are all
  * visible, one per visible app for the others), or the events of a partial minute at an edge
  * (`e`, in the `visible` apps). `from` says where to read; `where` the conditions, data mode
- * included, the only other filter the rollups answer.
+ * included, the only other filter the rollups answer (their `errors` column aside: the caller
+ * that reads it passes the filter's levels, `["error"]`, into the rows' conditions).
  */
 export type WindowPart = { tier: "minute" | "hour" | "rows"; from: FragmentSqlToken; where: SqlToken };
 
@@ -140,7 +144,7 @@ export function windowParts(filter: EventFilter): WindowPart[] {
       where: and(conditions),
     };
   };
-  const rowConditions = [sql.fragment`e.app_id in (select id from visible)`, ...eventConditions({ dataMode: filter.dataMode })];
+  const rowConditions = [sql.fragment`e.app_id in (select id from visible)`, ...eventConditions({ dataMode: filter.dataMode, levels: filter.levels })];
   const rows = (from: Date, to: FragmentSqlToken): WindowPart => ({
     tier: "rows",
     from: sql.fragment`events e`,

@@ -20,7 +20,7 @@ export const beyondReachOf = (source: string): FragmentSqlToken => sql.fragment`
 
 /** What the statement reads back of the rows it kept: what the rollups and `event_dedup` need, not the payloads. */
 const KEPT_COLUMNS = sql.fragment`
-  id, app_id, project_id, client_event_id, session_id, user_id, is_dev, "timestamp", received_at`;
+  id, app_id, project_id, client_event_id, session_id, user_id, level, is_dev, "timestamp", received_at`;
 
 /**
  * The statement that writes one chunk; its rows travel as arrays (columns.ts). `remember` says

@@ -50,7 +50,7 @@ export function replaceStatement(parts: readonly FactPart[], forgotten: readonly
     removed as (
       delete from events e using keys k
        where e.app_id = k.app_id and e.client_event_id = k.client_event_id
-      returning e.app_id, e.client_event_id, e.id, e.received_at, e.country_code, e.project_id, e.is_dev, e."timestamp"
+      returning e.app_id, e.client_event_id, e.id, e.received_at, e.country_code, e.project_id, e.level, e.is_dev, e."timestamp"
     ),
     kept as (
       select distinct on (app_id, client_event_id) app_id, client_event_id, id, country_code from removed
@@ -90,9 +90,9 @@ export function replaceStatement(parts: readonly FactPart[], forgotten: readonly
     -- The rollups lose the removed events from their buckets and gain the written ones: an update
     -- that moves an event in time or between production and development moves its count with it.
     changes as (
-      select app_id, project_id, "timestamp", is_dev, null::text as user_id, null::uuid as session_id, -1 as delta from removed
+      select app_id, project_id, "timestamp", level, is_dev, null::text as user_id, null::uuid as session_id, -1 as delta from removed
       union all
-      select app_id, project_id, "timestamp", is_dev, user_id, session_id, 1 from written
+      select app_id, project_id, "timestamp", level, is_dev, user_id, session_id, 1 from written
     ),
     ${rollupOf("changes", true)}`;
 }

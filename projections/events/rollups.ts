@@ -22,14 +22,14 @@ export const sketchOf = (hashes: FragmentSqlToken, filter = sql.fragment``) =>
 
 const EPOCH = sql.fragment`'1970-01-01T00:00:00Z'::timestamptz`;
 const MERGE = sql.fragment`do update
-     set events = c.events + excluded.events, users = hll_union(c.users, excluded.users), sessions = hll_union(c.sessions, excluded.sessions)`;
+     set events = c.events + excluded.events, errors = c.errors + excluded.errors, users = hll_union(c.users, excluded.users), sessions = hll_union(c.sessions, excluded.sessions)`;
 
 /** The `app_id` of the totals of a whole project, all its apps together. */
 export const WHOLE_PROJECT = "00000000-0000-0000-0000-000000000000";
 
 /**
  * The end of a write statement that starts `with ...,` and has a CTE `source` of the rows it
- * changed (app_id, project_id, "timestamp", is_dev, user_id, session_id): adds them to the minute
+ * changed (app_id, project_id, "timestamp", level, is_dev, user_id, session_id): adds them to the minute
  * and hour totals of their apps and projects, one grouped upsert per tier. `signed`: the source
  * has a `delta` column, -1 for a removed row and +1 for a written one (an import moving an event
  * between buckets); removed rows leave the sketches as they are, since a sketch cannot forget a
@@ -40,21 +40,22 @@ export const WHOLE_PROJECT = "00000000-0000-0000-0000-000000000000";
  */
 export function rollupOf(source: string, signed: boolean): FragmentSqlToken {
   const events = signed ? sql.fragment`sum(delta)` : sql.fragment`count(*)`;
+  const errors = signed ? sql.fragment`coalesce(sum(delta) filter (where level = 'error'), 0)` : sql.fragment`count(*) filter (where level = 'error')`;
   const added = signed ? sql.fragment`filter (where delta > 0)` : sql.fragment``;
   return sql.fragment`
     total_minutes as (
-      select project_id, coalesce(app_id, ${WHOLE_PROJECT}::uuid) as app_id, minute, is_dev, ${events} as events,
+      select project_id, coalesce(app_id, ${WHOLE_PROJECT}::uuid) as app_id, minute, is_dev, ${events} as events, ${errors} as errors,
              ${sketchOf(userHash(sql.fragment`user_id`), added)} as users, ${sketchOf(sessionHash(sql.fragment`session_id`), added)} as sessions
         from (select *, date_bin('1 minute', "timestamp", ${EPOCH}) as minute from ${sql.identifier([source])}) changed
        group by grouping sets ((project_id, app_id, minute, is_dev), (project_id, minute, is_dev))
     ),
     totalled_minutes as (
-      insert into event_totals_minute as c (project_id, app_id, minute, is_dev, events, users, sessions)
-      select project_id, app_id, minute, is_dev, events, users, sessions from total_minutes
+      insert into event_totals_minute as c (project_id, app_id, minute, is_dev, events, errors, users, sessions)
+      select project_id, app_id, minute, is_dev, events, errors, users, sessions from total_minutes
       on conflict (project_id, app_id, minute, is_dev) ${MERGE}
     )
-    insert into event_totals_hour as c (project_id, app_id, hour, is_dev, events, users, sessions)
-    select project_id, app_id, date_bin('1 hour', minute, ${EPOCH}) as hour, is_dev, sum(events), hll_union_agg(users), hll_union_agg(sessions)
+    insert into event_totals_hour as c (project_id, app_id, hour, is_dev, events, errors, users, sessions)
+    select project_id, app_id, date_bin('1 hour', minute, ${EPOCH}) as hour, is_dev, sum(events), sum(errors), hll_union_agg(users), hll_union_agg(sessions)
       from total_minutes group by project_id, app_id, is_dev, hour
     on conflict (project_id, app_id, hour, is_dev) ${MERGE}`;
 }

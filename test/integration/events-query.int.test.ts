@@ -272,6 +272,11 @@ describe("GET /v1/events/series", () => {
     expect(days.buckets.some((bucket) => bucket.start === startOf(threeDaysAgo, "day") && bucket.count === 1)).toBe(true);
     const errors = await series("since=4d&interval=day&level=error,warn");
     expect(errors.buckets).toEqual(expected(errors, (row) => row.level === "error" || row.level === "warn"));
+    // Error events alone come from the totals' error counts, hour by hour as the overview's chart asks.
+    for (const query of ["since=4d&interval=day&level=error&data_mode=all", "since=24h&level=error"]) {
+      const onlyErrors = await series(query);
+      expect(onlyErrors.buckets).toEqual(expected(onlyErrors, (row) => row.level === "error", query.includes("data_mode=all") ? "all" : "production"));
+    }
     const apple = await series(`since=3h&app_id=${appleApp.id}&environment=ios`);
     expect(apple.buckets).toEqual(expected(apple, (row) => row.app === appleApp.id && row.environment === "ios"));
   });

@@ -1,10 +1,9 @@
-import { useQuery } from "@tanstack/react-query";
 import type { FormEvent } from "react";
-import { api, unwrap } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
 import { Segmented } from "../ui/segmented.tsx";
 import { ENVIRONMENTS, LEVELS, type EventFilters, type Level } from "./filters.ts";
 import { useProjectApps } from "./queries.ts";
+import { useTeamProjects } from "../ui/team-queries.ts";
 
 type Change = (changes: Partial<Record<keyof EventFilters, string | undefined>>) => void;
 
@@ -27,7 +26,7 @@ const TEXT_FIELDS = [
 export function FilterBar({ filters, change }: { filters: EventFilters; change: Change }) {
   const { team } = useSession();
   // The same query (and cache entry) as the other pages' project picker.
-  const projects = useQuery({ queryKey: ["projects", team.id], queryFn: () => unwrap(api.GET("/v1/projects", { params: { query: { team_id: team.id } } })) });
+  const projects = useTeamProjects(team.id);
   const project = useProjectApps(filters.project);
   const apps = project.data?.apps ?? [];
 

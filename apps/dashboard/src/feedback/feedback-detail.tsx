@@ -3,10 +3,11 @@ import { Link, useParams } from "react-router";
 import { useSearchParam } from "../ui/project-picker.tsx";
 import { Loaded } from "../ui/states.tsx";
 import { userPath } from "../users/users-list.tsx";
-import { useTeamApps } from "../users/queries.ts";
 import { Comments } from "./comments.tsx";
 import { useFeedback, useFeedbackChanges, type FeedbackDetail } from "./queries.ts";
 import { STATUSES, statusOf } from "./statuses.ts";
+import { useSession } from "../session/session.tsx";
+import { useTeamApps } from "../ui/team-queries.ts";
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -39,7 +40,7 @@ function StatusControl({ feedback, setStatus }: { feedback: FeedbackDetail; setS
 }
 
 function Sender({ feedback }: { feedback: FeedbackDetail }) {
-  const { apps } = useTeamApps().data ?? { apps: [] };
+  const { apps } = useTeamApps(useSession().team.id).data ?? { apps: [] };
   const app = apps.find((candidate) => candidate.id === feedback.app_id);
   const facts: [string, ReactNode][] = [
     ["Name", feedback.submitter_name],

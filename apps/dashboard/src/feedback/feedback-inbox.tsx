@@ -4,9 +4,9 @@ import { ProjectPicker, useProjectChoice } from "../ui/project-picker.tsx";
 import { Segmented } from "../ui/segmented.tsx";
 import { Empty, ErrorState, Loaded, Loading } from "../ui/states.tsx";
 import { Pager, useListParams } from "../users/paging.tsx";
-import { useTeamApps } from "../users/queries.ts";
 import { useFeedbackList, type DataMode, type InboxView } from "./queries.ts";
 import { STATUSES, statusLabel, statusOf, type Feedback, type FeedbackStatus } from "./statuses.ts";
+import { useTeamApps } from "../ui/team-queries.ts";
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const STATUS_FILTER: { value: FeedbackStatus | "any"; label: string }[] = [{ value: "any", label: "All" }, ...STATUSES];
@@ -61,7 +61,7 @@ export function FeedbackInbox() {
   const [params, change] = useListParams();
   const view = inboxViewOf(params);
   const list = useFeedbackList(projectId, view);
-  const apps = useTeamApps();
+  const apps = useTeamApps(team.id);
   const projectApps = (apps.data?.apps ?? []).filter((app) => app.project_id === projectId);
   const appName = (id: string) => apps.data?.apps.find((app) => app.id === id)?.name;
 

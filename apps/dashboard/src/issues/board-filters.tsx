@@ -1,9 +1,8 @@
-import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
-import { api, unwrap } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
 import { Segmented } from "../ui/segmented.tsx";
-import { useTeamApps, type BoardScope, type DataMode } from "./board-queries.ts";
+import { type BoardScope, type DataMode } from "./board-queries.ts";
+import { useTeamApps, useTeamProjects } from "../ui/team-queries.ts";
 
 const MODES: { value: DataMode; label: string }[] = [
   { value: "production", label: "Production" },
@@ -42,10 +41,6 @@ export function useBoardView() {
     chooseApp: (id: string | undefined) => update({ app: id }),
     chooseMode: (mode: DataMode) => update({ mode: mode === "production" ? undefined : mode }),
   };
-}
-
-export function useTeamProjects(teamId: string) {
-  return useQuery({ queryKey: ["projects", teamId], queryFn: () => unwrap(api.GET("/v1/projects", { params: { query: { team_id: teamId } } })) });
 }
 
 export function BoardFilters({ view }: { view: ReturnType<typeof useBoardView> }) {

@@ -33,7 +33,3 @@ export function useIssueColumn(scope: BoardScope, status: Status) {
   });
 }
 
-/** The team's apps, for the app filter; narrowed to the chosen project in the page. */
-export function useTeamApps(teamId: string) {
-  return useQuery({ queryKey: ["apps", teamId], queryFn: () => unwrap(api.GET("/v1/apps", { params: { query: { team_id: teamId } } })) });
-}

@@ -1,7 +1,8 @@
 import { useSession } from "../session/session.tsx";
 import { Empty, ErrorState, Loading } from "../ui/states.tsx";
 import { BoardColumn } from "./board-column.tsx";
-import { BoardFilters, useBoardView, useTeamProjects } from "./board-filters.tsx";
+import { useTeamProjects } from "../ui/team-queries.ts";
+import { BoardFilters, useBoardView } from "./board-filters.tsx";
 import { useIssueCounts } from "./board-queries.ts";
 import { number } from "./format.ts";
 import { STATUSES } from "./status.ts";

@@ -1,7 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { api, unwrap, type Answer } from "../api/client.ts";
 import type { paths } from "../api/schema.ts";
 import type { DataMode, RangeKey } from "../overview/window.ts";
+import { useTeamApps } from "../ui/team-queries.ts";
 
 export type MetricDefinition = Answer<"/v1/projects/{projectId}/metrics">["metrics"][number];
 export type Aggregation = Answer<"/v1/projects/{projectId}/metrics/{slug}/query">["aggregation"];
@@ -82,9 +84,7 @@ export function useMetricWrites(projectId: string) {
 
 /** The team's app names by id, for a split by app: the API groups by the app's id. Asked for only when that split is shown. */
 export function useAppNames(teamId: string, enabled: boolean) {
-  return useQuery({
-    queryKey: ["apps", teamId],
-    queryFn: async () => new Map((await unwrap(api.GET("/v1/apps", { params: { query: { team_id: teamId } } }))).apps.map((app) => [app.id, app.name])),
-    enabled,
-  });
+  const apps = useTeamApps(teamId, { enabled });
+  const names = useMemo(() => (apps.data ? new Map(apps.data.apps.map((app) => [app.id, app.name])) : undefined), [apps.data]);
+  return { ...apps, data: names };
 }

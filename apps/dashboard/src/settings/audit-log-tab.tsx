@@ -8,6 +8,7 @@ import { Empty, ErrorState, Loading } from "../ui/states.tsx";
 import { ACTIONS, instantOf, RESOURCE_TYPES, resourceLabel, type AuditAction } from "./audit-filters.ts";
 import { AuditTable } from "./audit-table.tsx";
 import { keys, useTeamDetail, useTeamKeys } from "./queries.ts";
+import { useTeamApps } from "../ui/team-queries.ts";
 
 const PAGE_SIZE = 50;
 
@@ -43,7 +44,7 @@ export function AuditLogTab() {
   const members = useTeamDetail();
   const apiKeys = useTeamKeys();
   const projects = useQuery({ queryKey: keys.projects(team.id), queryFn: () => unwrap(api.GET("/v1/projects", { params: { query: { team_id: team.id } } })) });
-  const apps = useQuery({ queryKey: keys.apps(team.id), queryFn: () => unwrap(api.GET("/v1/apps", { params: { query: { team_id: team.id } } })) });
+  const apps = useTeamApps(team.id);
   // Deleted projects and apps are not listed any more: their entries keep showing the id.
   const names = useMemo(
     () => new Map([...(projects.data?.projects ?? []), ...(apps.data?.apps ?? [])].map((resource) => [resource.id, resource.name] as const)),

@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, unwrap } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
@@ -7,6 +7,7 @@ import { FormError } from "./form-error.tsx";
 import { AGENT_PERMISSIONS, IMPORT_PERMISSIONS, OPTIONAL_AGENT_PERMISSIONS } from "./permissions.ts";
 import { keys, useRefresh } from "./queries.ts";
 import { SecretOnce } from "./secret-once.tsx";
+import { useTeamApps } from "../ui/team-queries.ts";
 
 type KeyType = "agent" | "import";
 const TYPE_OPTIONS = [
@@ -27,11 +28,7 @@ export function NewApiKeyForm() {
   const [granted, setGranted] = useState<ReadonlySet<string>>(() => new Set(defaults("agent")));
   const [expiresInDays, setExpiresInDays] = useState("");
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
-  const apps = useQuery({
-    queryKey: keys.apps(team.id),
-    queryFn: () => unwrap(api.GET("/v1/apps", { params: { query: { team_id: team.id } } })),
-    enabled: keyType === "import",
-  });
+  const apps = useTeamApps(team.id, { enabled: keyType === "import" });
 
   const chooseType = (type: KeyType) => {
     setKeyType(type);

@@ -3,6 +3,7 @@ import { useCallback } from "react";
 import { api, unwrap, type Answer } from "../api/client.ts";
 import type { paths } from "../api/schema.ts";
 import { useSession } from "../session/session.tsx";
+import { teamKeys } from "../ui/team-queries.ts";
 
 /** The JSON body a route takes, from the OpenAPI document like every other type here. */
 export type RequestBody<P extends keyof paths, M extends "post" | "patch"> = paths[P][M] extends { requestBody?: { content: { "application/json": infer Body } } } ? Body : never;
@@ -19,9 +20,9 @@ export type Role = Member["role"];
  * (ui/project-picker.tsx), so a project created here shows in every page's picker at once.
  */
 export const keys = {
-  projects: (teamId: string) => ["projects", teamId] as const,
+  projects: teamKeys.projects,
   project: (projectId: string) => ["settings", "project", projectId] as const,
-  apps: (teamId: string) => ["settings", "apps", teamId] as const,
+  apps: teamKeys.apps,
   apiKeys: (teamId: string) => ["settings", "api-keys", teamId] as const,
   team: (teamId: string) => ["settings", "team", teamId] as const,
   providers: (projectId: string) => ["settings", "providers", projectId] as const,

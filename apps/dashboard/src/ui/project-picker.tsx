@@ -1,8 +1,8 @@
-import { useQuery } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { useSearchParams } from "react-router";
-import { api, unwrap, type Answer } from "../api/client.ts";
+import type { Answer } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
+import { useTeamProjects } from "./team-queries.ts";
 
 export type Project = Answer<"/v1/projects">["projects"][number];
 
@@ -29,7 +29,7 @@ export function useSearchParam(name: string): [string | null, (value: string | n
  */
 export function useProjectChoice() {
   const { team } = useSession();
-  const projects = useQuery({ queryKey: ["projects", team.id], queryFn: () => unwrap(api.GET("/v1/projects", { params: { query: { team_id: team.id } } })) });
+  const projects = useTeamProjects(team.id);
   const [chosen, choose] = useSearchParam("project");
   const [linked] = useSearchParam("project_id");
   const projectId = chosen ?? linked ?? projects.data?.projects[0]?.id;

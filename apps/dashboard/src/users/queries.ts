@@ -1,6 +1,5 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, unwrap, type Answer } from "../api/client.ts";
-import { useSession } from "../session/session.tsx";
 import { usersQueryOf, type UsersView } from "./filters.ts";
 
 export type AppUser = Answer<"/v1/app-users">["users"][number];
@@ -15,11 +14,6 @@ export function useUsers(projectId: string | undefined, view: UsersView) {
   });
 }
 
-/** The team's apps, for the app filter and for naming apps. */
-export function useTeamApps() {
-  const { team } = useSession();
-  return useQuery({ queryKey: ["apps", team.id], queryFn: () => unwrap(api.GET("/v1/apps", { params: { query: { team_id: team.id } } })) });
-}
 
 /** How many pages of a search are read looking for one user: a user id is rarely part of that many others. */
 const MOST_PAGES = 10;

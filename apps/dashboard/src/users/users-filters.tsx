@@ -1,6 +1,7 @@
 import { Segmented } from "../ui/segmented.tsx";
 import { BILLING, SEEN_WITHIN, type Billing, type DataMode, type Kind, type UsersView } from "./filters.ts";
-import { useTeamApps } from "./queries.ts";
+import { useSession } from "../session/session.tsx";
+import { useTeamApps } from "../ui/team-queries.ts";
 
 const KINDS: { value: Kind; label: string }[] = [
   { value: "all", label: "All" },
@@ -21,7 +22,7 @@ type Props = { view: UsersView; projectId: string | undefined; change: (changes:
  * each search is a URL in the history and a request.
  */
 export function UsersFilters({ view, projectId, change }: Props) {
-  const apps = useTeamApps();
+  const apps = useTeamApps(useSession().team.id);
   const projectApps = (apps.data?.apps ?? []).filter((app) => app.project_id === projectId);
   const toggleBilling = (status: Billing, on: boolean) => {
     const chosen = BILLING.filter((candidate) => (candidate === status ? on : view.billing.includes(candidate)));
