@@ -9,7 +9,7 @@ import { NATS } from "./nats-handles.ts";
 export const bucketStream = (bucket: string) => `KV_${bucket}`;
 
 /**
- * Creates the streams and KV buckets that do not exist yet, and gives existing ones `replicas`
+ * Creates the streams and KV buckets that do not exist yet, and raises existing ones to `replicas`
  * copies: safe to run on every start of every instance. Raising STREAM_REPLICAS on a running
  * cluster is a restart of one instance; the servers copy the data to the new replicas themselves.
  */
@@ -67,8 +67,12 @@ async function streamInfo(jsm: JetStreamManager, name: string) {
   }
 }
 
-/** Only the replica count is brought in line: the rest of a stream's settings are fixed at creation. */
+/**
+ * Only the replica count changes, and only upwards: the rest of a stream's settings is fixed at
+ * creation, and an instance restarted with an old, lower STREAM_REPLICAS must not take copies
+ * away from a cluster the others raised (lowering is an operator's deliberate `nats stream edit`).
+ */
 async function keepReplicas(jsm: JetStreamManager, config: StreamConfig, replicas: number): Promise<void> {
-  if (config.num_replicas === replicas) return;
+  if (config.num_replicas >= replicas) return;
   await jsm.streams.update(config.name, { ...config, num_replicas: replicas });
 }

@@ -6,7 +6,7 @@ import { NATS } from "./nats-handles.ts";
 import { streamHead } from "./stream-head.ts";
 
 /** Names of the consumers of live tails start with this, so operators (and tests) can count them. */
-export const LIVE_CONSUMER_PREFIX = "live";
+const LIVE_CONSUMER_PREFIX = "live";
 
 /** The narrowest subject a live tail may listen on: one app, one project, or every app. */
 export type LiveSubject = { projectId: string; appId?: string } | { everyProject: true };
@@ -49,7 +49,10 @@ export async function followNewIngest(log: Log, scope: LiveSubject, wantsApp: (a
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: head + 1,
   });
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 50, expires: 10_000 });
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 50, expires: 10_000 }).catch(async (error: unknown) => {
+    await consumer.delete().catch(() => undefined);
+    throw error;
+  });
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {

@@ -22,7 +22,11 @@ export async function exposeMetrics(metrics: Metrics, options: { port: number | 
   if (process.send) {
     const answer = (message: unknown) => {
       if (!isRequest(message)) return;
-      void metrics.registry.getMetricsAsJSON().then((snapshot) => process.send?.({ type: "metrics", id: message.id, snapshot } satisfies Answer));
+      // A parent gone mid-scrape is no reason to fail: the child stops with it anyway.
+      metrics.registry
+        .getMetricsAsJSON()
+        .then((snapshot) => process.connected && process.send?.({ type: "metrics", id: message.id, snapshot } satisfies Answer, undefined, {}, () => undefined))
+        .catch((error: unknown) => options.logger.warn({ err: error }, "metrics could not be collected for the parent"));
     };
     process.on("message", answer);
     return async () => void process.off("message", answer);

@@ -12,7 +12,7 @@ import { uniqueEmail } from "./users.ts";
 type Page = Browser["page"];
 
 /** Signs in on the dashboard's own page, as a person does: the address, then the mailed code. */
-export async function signInByCode(page: Page, baseUrl: string, outboxDir: string, email: string): Promise<void> {
+async function signInByCode(page: Page, baseUrl: string, outboxDir: string, email: string): Promise<void> {
   await page.goto(`${baseUrl}/dashboard`);
   await page.locator("input[type=email]").fill(email);
   await page.getByRole("button", { name: "Email me a code" }).click();

@@ -1,7 +1,7 @@
 import { get, type IncomingMessage } from "node:http";
 
 /** A received SSE message of `GET /v1/events/live` and when it arrived (ms since the epoch). */
-export type LiveMessage = { event: any; at: number };
+type LiveMessage = { event: any; at: number };
 
 export type LiveStream = {
   status: number;

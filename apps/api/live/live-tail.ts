@@ -15,7 +15,7 @@ export const KEEP_ALIVE_MS = 15_000;
  */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-export type TailRequest = {
+type TailRequest = {
   log: Log;
   logger: FastifyBaseLogger;
   filter: EventFilter;
@@ -74,6 +74,8 @@ export class LiveTail {
   }
 
   async #pump(): Promise<void> {
+    // Ended as it opened (the service began to shut down): no keep-alive may outlive it.
+    if (this.#ended) return;
     const response = this.response;
     response.on("close", () => void this.end());
     this.#timer = setInterval(() => void this.#keepAlive(), KEEP_ALIVE_MS);

@@ -49,7 +49,7 @@ export const PARAMS = {
 const text = (params: URLSearchParams, name: string) => params.get(name)?.trim() || undefined;
 const oneOf = <T extends string>(value: string | null, allowed: readonly T[]): T | undefined => (allowed as readonly string[]).includes(value ?? "") ? (value as T) : undefined;
 
-export function readFilters(params: URLSearchParams): EventFilters {
+function readFilters(params: URLSearchParams): EventFilters {
   return {
     project: text(params, PARAMS.project),
     appId: text(params, PARAMS.appId),

@@ -7,7 +7,7 @@ export type FunnelStep = FunnelDefinition["steps"][number];
 export type FunnelAnalytics = Answer<"/v1/projects/{projectId}/funnels/{slug}/query">["analytics"];
 export type StepResult = FunnelAnalytics["steps"][number];
 
-export const COUNTINGS = ["open", "closed"] as const;
+const COUNTINGS = ["open", "closed"] as const;
 export type Counting = (typeof COUNTINGS)[number];
 export const countingOf = (value: string | null): Counting => (value === "closed" ? "closed" : "open");
 

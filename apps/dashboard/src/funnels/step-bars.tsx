@@ -6,7 +6,7 @@ const number = new Intl.NumberFormat();
 const percent = (value: number) => `${value.toFixed(1)} %`;
 
 /** What a step matches, as the editor put it: its `step:` message, its screen, or both. */
-export function matchOf(step: FunnelStep | undefined): string {
+function matchOf(step: FunnelStep | undefined): string {
   if (!step) return "";
   const parts = [step.event_filter.step_name && `step:${step.event_filter.step_name}`, step.event_filter.screen_name && `screen ${step.event_filter.screen_name}`];
   return parts.filter(Boolean).join(" and ");

@@ -8,7 +8,7 @@ export type DataMode = "production" | "development" | "all";
 export type BoardScope = { teamId: string; projectId: string | undefined; appId: string | undefined; dataMode: DataMode };
 
 /** A column's page: enough to fill a screen, more on demand. */
-export const COLUMN_PAGE = 20;
+const COLUMN_PAGE = 20;
 
 /** Every issue query's key starts here, so one invalidation after a change refreshes board and detail alike. */
 export const ISSUES_KEY = "issues";

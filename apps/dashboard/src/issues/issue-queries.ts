@@ -4,7 +4,7 @@ import { ISSUES_KEY } from "./board-queries.ts";
 import type { IssueDetail, Move } from "./status.ts";
 
 /** Occurrences per page of the detail. */
-export const OCCURRENCE_PAGE = 25;
+const OCCURRENCE_PAGE = 25;
 
 const detailKey = (projectId: string, issueId: string) => [ISSUES_KEY, "detail", projectId, issueId] as const;
 

@@ -3,7 +3,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from "react-router";
 import { useUnreadCount } from "../notifications/queries.ts";
 import { useSession } from "../session/session.tsx";
 
-/** Every page's entry in the navigation; the placeholders are listed too, so their URLs are found. */
+/** Every area's entry in the navigation, in the order of the routes. */
 const SECTIONS = [
   { to: "/", label: "Overview" },
   { to: "/events", label: "Events" },

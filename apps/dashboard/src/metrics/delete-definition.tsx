@@ -23,10 +23,11 @@ export function DeleteDefinition({ noun, name, consequence, pending, failure, on
         </p>
       )}
       <div className="buttons">
-        <button type="button" className="danger" onClick={onDelete} disabled={pending} autoFocus>
+        <button type="button" className="danger" onClick={onDelete} disabled={pending}>
           {pending ? "Deleting…" : `Delete ${noun}`}
         </button>
-        <button type="button" className="secondary" onClick={() => setAsking(false)}>
+        {/* The safe answer has the focus: Enter on the question keeps the definition. */}
+        <button type="button" className="secondary" onClick={() => setAsking(false)} autoFocus>
           Keep it
         </button>
       </div>
