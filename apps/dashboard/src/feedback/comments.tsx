@@ -2,8 +2,8 @@ import { useState } from "react";
 import Markdown from "react-markdown";
 import { Empty } from "../ui/states.tsx";
 import type { FeedbackDetail, useFeedbackChanges } from "./queries.ts";
+import { When } from "../ui/format.tsx";
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 type Comment = FeedbackDetail["comments"][number];
 
@@ -11,7 +11,7 @@ function CommentItem({ comment }: { comment: Comment }) {
   return (
     <li className="comment">
       <p className="muted">
-        <strong>{comment.author_name}</strong> · <time dateTime={comment.created_at}>{when.format(new Date(comment.created_at))}</time>
+        <strong>{comment.author_name}</strong> · <When at={comment.created_at} />
         {comment.edited_at && " · edited"}
       </p>
       {/* Markdown to elements; raw HTML in a comment is dropped, never inserted. */}

@@ -8,8 +8,8 @@ import { useFeedback, useFeedbackChanges, type FeedbackDetail } from "./queries.
 import { STATUSES, statusOf } from "./statuses.ts";
 import { useSession } from "../session/session.tsx";
 import { useTeamApps } from "../ui/team-queries.ts";
+import { formatDateTime } from "../ui/format.tsx";
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 function StatusControl({ feedback, setStatus }: { feedback: FeedbackDetail; setStatus: ReturnType<typeof useFeedbackChanges>["setStatus"] }) {
   return (
@@ -78,7 +78,7 @@ function Detail({ feedback }: { feedback: FeedbackDetail }) {
         <div className="feedback-main">
           <section className="card" aria-labelledby="message-title">
             <h2 id="message-title">
-              Message <span className="muted">received {when.format(new Date(feedback.created_at))}</span>
+              Message <span className="muted">received {formatDateTime(feedback.created_at)}</span>
             </h2>
             <p className="feedback-text">{feedback.message}</p>
           </section>

@@ -7,8 +7,8 @@ import { Pager, useListParams } from "../users/paging.tsx";
 import { useFeedbackList, type DataMode, type InboxView } from "./queries.ts";
 import { STATUSES, statusLabel, statusOf, type Feedback, type FeedbackStatus } from "./statuses.ts";
 import { useTeamApps } from "../ui/team-queries.ts";
+import { When } from "../ui/format.tsx";
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const STATUS_FILTER: { value: FeedbackStatus | "any"; label: string }[] = [{ value: "any", label: "All" }, ...STATUSES];
 const MODES: { value: DataMode; label: string }[] = [
   { value: "production", label: "Production" },
@@ -47,7 +47,7 @@ function FeedbackRow({ feedback, appName }: { feedback: Feedback; appName: strin
         {feedback.comment_count}
       </td>
       <td data-label="Received">
-        <time dateTime={feedback.created_at}>{when.format(new Date(feedback.created_at))}</time>
+        <When at={feedback.created_at} />
       </td>
     </tr>
   );

@@ -1,9 +1,10 @@
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+import { formatDateTime } from "../ui/format.tsx";
+
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 export const number = new Intl.NumberFormat();
 
 /** A timestamp as a reader's local date and time; the API's null ("never") as a dash. */
-export const when = (iso: string | null): string => (iso === null ? "–" : dateTime.format(new Date(iso)));
+export const when = (iso: string | null): string => (iso === null ? "–" : formatDateTime(iso));
 
 const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["year", 365 * 86_400],

@@ -8,8 +8,8 @@ import { useJobRuns, type JobsView } from "./queries.ts";
 import { RunProgress } from "./run-progress.tsx";
 import "../users/list-table.css";
 import "./jobs.css";
+import { When } from "../ui/format.tsx";
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 function jobsViewOf(params: URLSearchParams): JobsView {
   return {
@@ -52,9 +52,9 @@ function RunRow({ run, projectName, myId }: { run: JobRun; projectName: string |
       </td>
       <td data-label="Started by">{starter(run.triggered_by, myId)}</td>
       <td data-label="Created">
-        <time dateTime={run.created_at}>{when.format(new Date(run.created_at))}</time>
+        <When at={run.created_at} />
       </td>
-      <td data-label="Finished">{run.completed_at ? <time dateTime={run.completed_at}>{when.format(new Date(run.completed_at))}</time> : "–"}</td>
+      <td data-label="Finished">{run.completed_at ? <When at={run.completed_at} /> : "–"}</td>
       <td className="run-actions">
         <CancelRun run={run} />
       </td>

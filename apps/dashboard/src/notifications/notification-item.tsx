@@ -1,7 +1,7 @@
 import { NotificationLink } from "./notification-link.tsx";
 import { useInboxChanges, type Notification } from "./queries.ts";
+import { When } from "../ui/format.tsx";
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 /** One notification: what it says, when, and the buttons that mark or delete it. */
 export function NotificationItem({ notification }: { notification: Notification }) {
@@ -25,7 +25,7 @@ export function NotificationItem({ notification }: { notification: Notification 
         </h2>
         <p className="notification-body">{notification.body}</p>
         <p className="muted">
-          <time dateTime={notification.created_at}>{when.format(new Date(notification.created_at))}</time> · {notification.type}
+          <When at={notification.created_at} /> · {notification.type}
         </p>
         {failure && (
           <p className="state error" role="alert">

@@ -1,7 +1,6 @@
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
-export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
+export { formatDateTime } from "../ui/format.tsx";
 export const formatDate = (iso: string) => date.format(new Date(iso));
 
 /** Quotas are stored in bytes and typed in MiB, the unit their defaults (250 and 5120) are round in. */

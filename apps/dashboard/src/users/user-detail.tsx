@@ -3,14 +3,13 @@ import { Link, useParams } from "react-router";
 import { ProjectPicker, useProjectChoice } from "../ui/project-picker.tsx";
 import { Empty, Loaded } from "../ui/states.tsx";
 import { useRecentEvents, useUser, type AppUser } from "./queries.ts";
+import { When } from "../ui/format.tsx";
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const time = (value: string) => <time dateTime={value}>{when.format(new Date(value))}</time>;
 
 function Facts({ user }: { user: AppUser }) {
   const facts: [string, ReactNode][] = [
-    ["First seen", time(user.first_seen_at)],
-    ["Last seen", time(user.last_seen_at)],
+    ["First seen", <When at={user.first_seen_at} />],
+    ["Last seen", <When at={user.last_seen_at} />],
     ["Kind", user.is_anonymous ? "Anonymous" : "Identified"],
     ["Build", user.is_dev ? "Development" : "Production"],
     ["Country", user.last_country_code],
@@ -73,8 +72,8 @@ function Apps({ apps }: { apps: AppUser["apps"] }) {
             <th scope="row" data-label="App">
               {app.app_name}
             </th>
-            <td data-label="First seen">{time(app.first_seen_at)}</td>
-            <td data-label="Last seen">{time(app.last_seen_at)}</td>
+            <td data-label="First seen"><When at={app.first_seen_at} /></td>
+            <td data-label="Last seen"><When at={app.last_seen_at} /></td>
           </tr>
         ))}
       </tbody>
@@ -103,7 +102,7 @@ function RecentEvents({ projectId, userId }: { projectId: string | undefined; us
             <tbody>
               {answer.events.map((event) => (
                 <tr key={event.id}>
-                  <td data-label="Time">{time(event.timestamp)}</td>
+                  <td data-label="Time"><When at={event.timestamp} /></td>
                   <td data-label="Level">
                     <span className={`level level-${event.level}`}>{event.level}</span>
                   </td>

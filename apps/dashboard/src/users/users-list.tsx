@@ -6,8 +6,8 @@ import { usersViewOf } from "./filters.ts";
 import { Pager, useListParams } from "./paging.tsx";
 import { useUsers, type AppUser } from "./queries.ts";
 import { UsersFilters } from "./users-filters.tsx";
+import { When } from "../ui/format.tsx";
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 export const userPath = (user: { user_id: string }, projectId: string) => `/users/${encodeURIComponent(user.user_id)}?project=${projectId}`;
 
@@ -24,10 +24,10 @@ function UserRow({ user, projectId }: { user: AppUser; projectId: string }) {
       <td data-label="App version">{user.last_app_version ?? "–"}</td>
       <td data-label="Locale">{user.last_locale ?? "–"}</td>
       <td data-label="Last seen">
-        <time dateTime={user.last_seen_at}>{when.format(new Date(user.last_seen_at))}</time>
+        <When at={user.last_seen_at} />
       </td>
       <td data-label="First seen">
-        <time dateTime={user.first_seen_at}>{when.format(new Date(user.first_seen_at))}</time>
+        <When at={user.first_seen_at} />
       </td>
     </tr>
   );
