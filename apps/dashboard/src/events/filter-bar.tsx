@@ -1,17 +1,12 @@
 import type { FormEvent } from "react";
 import { useSession } from "../session/session.tsx";
-import { Segmented } from "../ui/segmented.tsx";
 import { ENVIRONMENTS, LEVELS, type EventFilters, type Level } from "./filters.ts";
 import { useProjectApps } from "./queries.ts";
 import { useTeamProjects } from "../ui/team-queries.ts";
+import { DataModeSwitch } from "../overview/controls.tsx";
 
 type Change = (changes: Partial<Record<keyof EventFilters, string | undefined>>) => void;
 
-const modeOptions = [
-  { value: "production" as const, label: "Production" },
-  { value: "development" as const, label: "Development" },
-  { value: "all" as const, label: "All" },
-];
 
 /** The free-text filters, applied together on submit rather than one request per keystroke. */
 const TEXT_FIELDS = [
@@ -97,7 +92,7 @@ export function FilterBar({ filters, change }: { filters: EventFilters; change: 
             </label>
           ))}
         </fieldset>
-        <Segmented legend="Data" name="data_mode" options={modeOptions} value={filters.dataMode} onChange={(mode) => change({ dataMode: mode === "production" ? undefined : mode })} />
+        <DataModeSwitch value={filters.dataMode} onChange={(mode) => change({ dataMode: mode === "production" ? undefined : mode })} />
       </div>
       <form key={textKey} className="controls text-filters" onSubmit={applyText} aria-label="Text filters">
         {TEXT_FIELDS.map(({ key, label, placeholder }) => (

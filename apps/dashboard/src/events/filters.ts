@@ -1,6 +1,7 @@
 import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
 import type { paths } from "../api/schema.ts";
+import { dataModeOf } from "../overview/window.ts";
 
 /** The query of `GET /v1/events`, as the OpenAPI document types it. */
 export type EventListQuery = NonNullable<paths["/v1/events"]["get"]["parameters"]["query"]>;
@@ -11,7 +12,6 @@ export type Order = NonNullable<EventListQuery["order"]>;
 
 export const LEVELS: readonly Level[] = ["debug", "info", "warn", "error"];
 export const ENVIRONMENTS: readonly Environment[] = ["ios", "ipados", "macos", "watchos", "android", "web", "backend"];
-const DATA_MODES: readonly DataMode[] = ["production", "development", "all"];
 
 /**
  * Everything the explorer shows is chosen in the URL, under the API's own parameter names (except
@@ -60,7 +60,7 @@ function readFilters(params: URLSearchParams): EventFilters {
     screenName: text(params, PARAMS.screenName),
     since: text(params, PARAMS.since),
     until: text(params, PARAMS.until),
-    dataMode: oneOf(params.get(PARAMS.dataMode), DATA_MODES) ?? "production",
+    dataMode: dataModeOf(params.get(PARAMS.dataMode)),
     order: params.get(PARAMS.order) === "asc" ? "asc" : "desc",
   };
 }

@@ -4,24 +4,21 @@ import { ProjectPicker, useProjectChoice } from "../ui/project-picker.tsx";
 import { Segmented } from "../ui/segmented.tsx";
 import { Empty, ErrorState, Loaded, Loading } from "../ui/states.tsx";
 import { Pager, useListParams } from "../users/paging.tsx";
-import { useFeedbackList, type DataMode, type InboxView } from "./queries.ts";
+import { useFeedbackList, type InboxView } from "./queries.ts";
 import { STATUSES, statusLabel, statusOf, type Feedback, type FeedbackStatus } from "./statuses.ts";
 import { useTeamApps } from "../ui/team-queries.ts";
 import { When } from "../ui/format.tsx";
+import { dataModeOf } from "../overview/window.ts";
+import { DataModeSwitch } from "../overview/controls.tsx";
 
 const STATUS_FILTER: { value: FeedbackStatus | "any"; label: string }[] = [{ value: "any", label: "All" }, ...STATUSES];
-const MODES: { value: DataMode; label: string }[] = [
-  { value: "production", label: "Production" },
-  { value: "development", label: "Development" },
-  { value: "all", label: "All" },
-];
 const PREVIEW = 160;
 
 function inboxViewOf(params: URLSearchParams): InboxView {
   return {
     status: statusOf(params.get("status")),
     appId: params.get("app") ?? "",
-    dataMode: MODES.find((mode) => mode.value === params.get("mode"))?.value ?? "production",
+    dataMode: dataModeOf(params.get("mode")),
     cursor: params.get("cursor") ?? undefined,
   };
 }
@@ -96,7 +93,7 @@ export function FeedbackInbox() {
       </div>
       <div className="controls filter-row">
         <Segmented legend="Status" name="status" options={STATUS_FILTER} value={view.status ?? "any"} onChange={(status) => change({ status: status === "any" ? null : status })} />
-        <Segmented legend="Data" name="mode" options={MODES} value={view.dataMode} onChange={(mode) => change({ mode: mode === "production" ? null : mode })} />
+        <DataModeSwitch value={view.dataMode} onChange={(mode) => change({ mode: mode === "production" ? null : mode })} />
       </div>
       <Loaded query={list} label="Loading feedback">
         {(answer) =>

@@ -1,16 +1,10 @@
 import { useSearchParams } from "react-router";
 import { useSession } from "../session/session.tsx";
-import { Segmented } from "../ui/segmented.tsx";
 import { type BoardScope, type DataMode } from "./board-queries.ts";
 import { useTeamApps, useTeamProjects } from "../ui/team-queries.ts";
+import { dataModeOf } from "../overview/window.ts";
+import { DataModeSwitch } from "../overview/controls.tsx";
 
-const MODES: { value: DataMode; label: string }[] = [
-  { value: "production", label: "Production" },
-  { value: "development", label: "Development" },
-  { value: "all", label: "All" },
-];
-
-const modeOf = (value: string | null): DataMode => MODES.find((mode) => mode.value === value)?.value ?? "production";
 
 /**
  * The board's view from the URL: `?project=` (or `?project_id=`, as notification mails link; none
@@ -21,7 +15,7 @@ export function useBoardView() {
   const { team } = useSession();
   const [params, setParams] = useSearchParams();
   const projectId = params.get("project") ?? params.get("project_id") ?? undefined;
-  const scope: BoardScope = { teamId: team.id, projectId, appId: params.get("app") ?? undefined, dataMode: modeOf(params.get("mode")) };
+  const scope: BoardScope = { teamId: team.id, projectId, appId: params.get("app") ?? undefined, dataMode: dataModeOf(params.get("mode")) };
 
   const update = (changes: Record<string, string | undefined>) =>
     setParams((current) => {
@@ -79,7 +73,7 @@ export function BoardFilters({ view }: { view: ReturnType<typeof useBoardView> }
           {scope.appId !== undefined && !appList.some((app) => app.id === scope.appId) && <option value={scope.appId}>{apps.isPending ? "Loading…" : "Unknown app"}</option>}
         </select>
       </label>
-      <Segmented legend="Data" name="data_mode" options={MODES} value={scope.dataMode} onChange={chooseMode} />
+      <DataModeSwitch value={scope.dataMode} onChange={chooseMode} />
     </div>
   );
 }

@@ -1,17 +1,13 @@
 import { Segmented } from "../ui/segmented.tsx";
-import { BILLING, SEEN_WITHIN, type Billing, type DataMode, type Kind, type UsersView } from "./filters.ts";
+import { BILLING, SEEN_WITHIN, type Billing, type Kind, type UsersView } from "./filters.ts";
 import { useSession } from "../session/session.tsx";
 import { useTeamApps } from "../ui/team-queries.ts";
+import { DataModeSwitch } from "../overview/controls.tsx";
 
 const KINDS: { value: Kind; label: string }[] = [
   { value: "all", label: "All" },
   { value: "identified", label: "Identified" },
   { value: "anonymous", label: "Anonymous" },
-];
-const MODES: { value: DataMode; label: string }[] = [
-  { value: "production", label: "Production" },
-  { value: "development", label: "Development" },
-  { value: "all", label: "All" },
 ];
 const BILLING_LABELS: Record<Billing, string> = { free: "Free", trial: "Trial", paid: "Paid" };
 
@@ -76,7 +72,7 @@ export function UsersFilters({ view, projectId, change }: Props) {
           </label>
         ))}
       </fieldset>
-      <Segmented legend="Data" name="mode" options={MODES} value={view.dataMode} onChange={(mode) => change({ mode: mode === "production" ? null : mode })} />
+      <DataModeSwitch value={view.dataMode} onChange={(mode) => change({ mode: mode === "production" ? null : mode })} />
     </div>
   );
 }
