@@ -21,6 +21,9 @@ describe("loadConfig", () => {
     expect(loadConfig({}).streamReplicas).toBe(1);
     expect(loadConfig({ STREAM_REPLICAS: "3" }).streamReplicas).toBe(3);
     for (const bad of ["0", "6", "two", "1.5"]) expect(() => loadConfig({ STREAM_REPLICAS: bad })).toThrow(/STREAM_REPLICAS/);
+    expect(loadConfig({}).ingestPartitions).toBe(1);
+    expect(loadConfig({ INGEST_PARTITIONS: "4" }).ingestPartitions).toBe(4);
+    for (const bad of ["0", "65", "four"]) expect(() => loadConfig({ INGEST_PARTITIONS: bad })).toThrow(/INGEST_PARTITIONS/);
   });
 
   it("reads the read models a process projects, every one when PROJECTORS is unset or empty", () => {

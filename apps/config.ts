@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import { z } from "zod";
+import { MAX_PARTITIONS } from "../projections/_runtime/fact-partitions.ts";
 import { SYSTEM_JOB_TYPES, type SystemJobType } from "../domain/jobs/catalogue.ts";
 import { appStoreConfigOf, appStoreEnvironment, type AppStoreConfig } from "./app-store-config.ts";
 
@@ -27,6 +28,7 @@ const environmentSchema = z
       .refine((servers) => servers.length > 0, "must name at least one server"),
     // Copies of every stream and KV bucket: 1 on a single server, 3 on a cluster (docs/operations.md).
     STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    INGEST_PARTITIONS: z.coerce.number().int().min(1).max(MAX_PARTITIONS).default(1),
     JWT_SECRET: optionalString,
     COOKIE_DOMAIN: optionalString,
     PUBLIC_BASE_URL: optionalString,
@@ -141,6 +143,8 @@ export type Config = {
   natsServers: string[];
   /** How many servers of the NATS cluster hold each stream and KV bucket (`STREAM_REPLICAS`). */
   streamReplicas: number;
+  /** How many partitions, by project, each INGEST read model is split into, shared by the projector instances (`INGEST_PARTITIONS`). */
+  ingestPartitions: number;
   /** The port of `/metrics` in a process without the API (`METRICS_PORT`); undefined: not served. */
   metricsPort: number | undefined;
   /**
@@ -273,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReadUrl: e.DATABASE_READ_URL,
     natsServers: e.NATS_URL,
     streamReplicas: e.STREAM_REPLICAS,
+    ingestPartitions: e.INGEST_PARTITIONS,
     metricsPort: e.METRICS_PORT,
     jwtSecret: e.JWT_SECRET,
     cookieDomain: e.COOKIE_DOMAIN,

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import type { DatabasePool } from "slonik";
+import { storedPartitions } from "../projections/_runtime/checkpoint-queries.ts";
 import { ensureDatabase, openPool } from "../projections/_runtime/database.ts";
 import { migrate } from "../projections/_runtime/migrate.ts";
 import { ProgressWatcher } from "../projections/_runtime/progress.ts";
+import { arrangePartitions } from "../projections/_runtime/partition-layout.ts";
 import { ProjectorLocks } from "../projections/_runtime/projector-locks.ts";
+import { ProjectorShare } from "../projections/_runtime/projector-share.ts";
 import { ProjectorRunner } from "../projections/_runtime/runner.ts";
 import { PROJECTIONS, projectionNamed } from "../projections/registry.ts";
 import { connectLog, type Log } from "../streams/connection.ts";
@@ -66,19 +69,30 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
   const metrics = createMetrics(parts.join("+"));
   const stopCountingReconnects = onReconnect(infra.log, () => metrics.natsReconnects.inc());
   closers.push(async () => stopCountingReconnects());
-  const locks = new ProjectorLocks(config.databaseUrl);
+  // Every read model unless PROJECTORS names some: several processes can then share the
+  // projectors (each read model partition's advisory lock still lets only one instance apply it).
+  const projections = parts.includes("projector") ? (config.projectors?.map(projectionNamed) ?? PROJECTIONS) : [];
+  const locks = new ProjectorLocks(config.databaseUrl, projections.map((projection) => projection.name));
   if (parts.includes("projector")) {
-    // Every read model unless PROJECTORS names some: several processes can then share the
-    // projectors (each read model's advisory lock still lets only one instance apply it).
-    for (const projection of config.projectors?.map(projectionNamed) ?? PROJECTIONS) {
-      const labels = { read_model: projection.name };
-      const applied = (facts: number, seconds: number) => {
-        metrics.projectorBatchSeconds.observe(labels, seconds);
-        metrics.projectorFacts.inc(labels, facts);
-      };
-      const runner = new ProjectorRunner({ ...infra, source: factSourceOf(infra.log), locks, logger: infra.logger, applied }, projection);
-      runner.start();
-      runners.push(runner);
+    await arrangePartitions(config.databaseUrl, projections, config.ingestPartitions, infra.logger);
+    const share = new ProjectorShare(infra.pool, infra.logger);
+    share.start();
+    closers.push(async () => share.stop());
+    for (const projection of projections) {
+      // Runners for every partition this instance may be asked to apply: INGEST_PARTITIONS, or
+      // more where the stored layout kept more (a runner for a partition that does not exist waits).
+      const stored = await storedPartitions(infra.pool, projection.name);
+      const count = projection.stream === "INGEST" ? Math.max(config.ingestPartitions, stored) : 1;
+      for (let partition = 0; partition < count; partition += 1) {
+        const labels = { read_model: projection.name, partition: String(partition) };
+        const applied = (facts: number, seconds: number) => {
+          metrics.projectorBatchSeconds.observe(labels, seconds);
+          metrics.projectorFacts.inc(labels, facts);
+        };
+        const runner = new ProjectorRunner({ ...infra, source: factSourceOf(infra.log), locks, logger: infra.logger, applied, share }, projection, partition);
+        runner.start();
+        runners.push(runner);
+      }
     }
     const maintenance = maintainTables({ pool: infra.pool, locks, logger: infra.logger });
     closers.push(maintenance.stop);

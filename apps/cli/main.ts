@@ -83,11 +83,12 @@ async function main(): Promise<void> {
       }
       for (const row of await activeCheckpoints(pool)) {
         const head = await streamHead(log, row.stream as StreamKind);
-        console.log(`read model ${row.projection} (generation ${row.generation}) at ${row.last_seq} of ${row.stream}, lag ${head - row.last_seq}`);
+        const part = row.partitions > 1 ? ` partition ${row.partition} of ${row.partitions}` : "";
+        console.log(`read model ${row.projection}${part} (generation ${row.generation}) at ${row.last_seq} of ${row.stream}, lag ${head - row.last_seq}`);
       }
     } else {
       if (!argument) throw new Error(`replay needs a read model name\n${USAGE}`);
-      const generation = await replay({ source: factSourceOf(log), pool, databaseUrl: config.databaseUrl, logger }, projectionNamed(argument));
+      const generation = await replay({ source: factSourceOf(log), pool, databaseUrl: config.databaseUrl, logger, partitions: config.ingestPartitions }, projectionNamed(argument));
       console.log(`read model ${argument} rebuilt as generation ${generation} and swapped in`);
     }
   } finally {

@@ -13,8 +13,8 @@ export type Metrics = {
   readonly registry: Registry;
   readonly httpDuration: Histogram<"method" | "route" | "status_code">;
   readonly ingestEvents: Counter<"route" | "outcome">;
-  readonly projectorBatchSeconds: Histogram<"read_model">;
-  readonly projectorFacts: Counter<"read_model">;
+  readonly projectorBatchSeconds: Histogram<"read_model" | "partition">;
+  readonly projectorFacts: Counter<"read_model" | "partition">;
   readonly jobRuns: Counter<"job_type" | "outcome">;
   readonly natsReconnects: Counter;
   /** Other processes whose metrics this one's `/metrics` includes (the embedded service's children). */
@@ -49,12 +49,12 @@ export function createMetrics(role: string): Metrics {
     }),
     projectorBatchSeconds: new Histogram({
       name: "projector_batch_seconds",
-      help: "Time to apply one batch of facts to a read model and commit its checkpoint",
-      labelNames: ["read_model"],
+      help: "Time to apply one batch of facts to a read model's partition and commit its checkpoint",
+      labelNames: ["read_model", "partition"],
       buckets: BATCH_BUCKETS,
       registers: [registry],
     }),
-    projectorFacts: new Counter({ name: "projector_facts_total", help: "Facts applied to a read model", labelNames: ["read_model"], registers: [registry] }),
+    projectorFacts: new Counter({ name: "projector_facts_total", help: "Facts a read model's partition read and applied (its own) or passed (other partitions')", labelNames: ["read_model", "partition"], registers: [registry] }),
     jobRuns: new Counter({
       name: "job_runs_total",
       help: "Job runs this process finished, by outcome: completed, failed, stopped (cancelled or taken over)",

@@ -7,7 +7,7 @@ import { sql, type DatabasePool } from "slonik";
 import { z } from "zod";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { scratchDatabase } from "../../test/support/scratch-database.ts";
-import { applyBatch } from "./apply-batch.ts";
+import { applyBatch, UNSPLIT } from "./apply-batch.ts";
 import { migrate } from "./migrate.ts";
 import type { Projection } from "./projection.ts";
 
@@ -40,7 +40,7 @@ afterAll(async () => {
 it("applies an INGEST read model's batch with its checkpoint in a transaction that does not wait for the WAL flush, in the generation's schema", async () => {
   const fact = { seq: 1, subject: "t.i.probe.1", data: new TextEncoder().encode("{}") };
   seen.length = 0;
-  expect(await applyBatch(pool, { projection: probe("INGEST"), generation: 1 }, 0, [fact], pino({ level: "silent" }), { requireActive: true })).toBe(1);
+  expect(await applyBatch(pool, { projection: probe("INGEST"), generation: 1, ...UNSPLIT }, 0, [fact], pino({ level: "silent" }), { requireActive: true })).toBe(1);
   expect(seen).toEqual([{ commit: "off", path: "rm_probe_ingest_g1, public" }]);
   // Only that transaction: the pool's sessions keep the server's setting.
   expect(await pool.oneFirst(sql.type(z.object({ commit: z.string() }))`select current_setting('synchronous_commit') as commit`)).toBe("on");
@@ -50,6 +50,6 @@ it("applies an INGEST read model's batch with its checkpoint in a transaction th
 it("keeps a DOMAIN read model's commits waiting for the WAL flush", async () => {
   const fact = { seq: 1, subject: "t.d.probe.1", data: new TextEncoder().encode("{}") };
   seen.length = 0;
-  expect(await applyBatch(pool, { projection: probe("DOMAIN"), generation: 1 }, 0, [fact], pino({ level: "silent" }), { requireActive: true })).toBe(1);
+  expect(await applyBatch(pool, { projection: probe("DOMAIN"), generation: 1, ...UNSPLIT }, 0, [fact], pino({ level: "silent" }), { requireActive: true })).toBe(1);
   expect(seen).toEqual([{ commit: "on", path: "rm_probe_domain_g1, public" }]);
 });

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from "slonik";
 import { z } from "zod";
+import { partitionOfSubject } from "./fact-partitions.ts";
 import { generationSchema, type Fact, type Projection } from "./projection.ts";
 import { isTransient } from "./transient.ts";
 
@@ -14,7 +15,15 @@ class PositionMoved extends Error {
   override name = "PositionMoved";
 }
 
-export type ApplyTarget = { projection: Projection; generation: number };
+/**
+ * Where a batch goes: a read model's generation and, for a read model split by project, one
+ * partition of `partitions` (unsplit: partition 0 of 1). A partition reads the whole stream,
+ * applies only its projects' facts and moves its checkpoint past the others'.
+ */
+export type ApplyTarget = { projection: Projection; generation: number; partition: number; partitions: number };
+
+/** The whole read model in one piece: replays and unsplit read models. */
+export const UNSPLIT = { partition: 0, partitions: 1 } as const;
 
 /**
  * Applies `facts` in one transaction together with the checkpoint. The checkpoint row is locked and
@@ -43,7 +52,7 @@ export async function applyBatch(
 
 async function applyInTransaction(
   tx: DatabaseTransactionConnection,
-  { projection, generation }: ApplyTarget,
+  { projection, generation, partition, partitions }: ApplyTarget,
   expectedSeq: number,
   facts: Fact[],
   options: { requireActive: boolean },
@@ -61,14 +70,17 @@ async function applyInTransaction(
   // and the replay's own swap transaction holds that row already.
   const commitWait = projection.stream === "INGEST" ? sql.fragment`'off'` : sql.fragment`current_setting('synchronous_commit')`;
   const position = await tx.one(
-    sql.type(z.object({ last_seq: z.number(), active_generation: z.number() }))`
-      select c.last_seq, g.active_generation,
+    sql.type(z.object({ last_seq: z.number(), partitions: z.number(), active_generation: z.number() }))`
+      select c.last_seq, c.partitions, g.active_generation,
              set_config('search_path', ${`${generationSchema(projection.name, generation)}, public`}, true) as search_path,
              set_config('synchronous_commit', ${commitWait}, true) as commit_wait
         from projection_checkpoints c join projection_generations g on g.projection = c.projection
-       where c.projection = ${projection.name} and c.generation = ${generation}
+       where c.projection = ${projection.name} and c.generation = ${generation} and c.partition = ${partition}
          for update of c for share of g`,
   );
+  if (position.partitions !== partitions) {
+    throw new PositionMoved(`${projection.name} is split into ${position.partitions} partitions now, not ${partitions}`);
+  }
   if (options.requireActive && position.active_generation !== generation) {
     throw new PositionMoved(`generation ${generation} of ${projection.name} is no longer active`);
   }
@@ -76,10 +88,11 @@ async function applyInTransaction(
   if (stored !== expectedSeq) throw new PositionMoved(`checkpoint of ${projection.name} is ${stored}, expected ${expectedSeq}`);
   const fresh = facts.filter((fact) => fact.seq > stored);
   if (fresh.length === 0) return stored;
+  const own = partitions === 1 ? fresh : fresh.filter((fact) => partitionOfSubject(fact.subject, partitions) === partition);
   if (!oneByOne) {
-    await projection.apply(tx, fresh);
+    if (own.length > 0) await projection.apply(tx, own);
   } else {
-    for (const fact of fresh) {
+    for (const fact of own) {
       try {
         await tx.transaction((savepoint) => projection.apply(savepoint, [fact]));
       } catch (error) {
@@ -97,9 +110,9 @@ async function applyInTransaction(
   await tx.query(sql.unsafe`
     with moved as (
       update projection_checkpoints set last_seq = ${lastSeq}, updated_at = now()
-       where projection = ${projection.name} and generation = ${generation}
+       where projection = ${projection.name} and generation = ${generation} and partition = ${partition}
     )
-    select pg_notify('projector_progress', ${`${projection.name}:${generation}:${lastSeq}`})`);
+    select pg_notify('projector_progress', ${`${projection.name}:${generation}:${partition}:${lastSeq}`})`);
   return lastSeq;
 }
 

@@ -2,7 +2,8 @@ import { readdir, readFile } from "node:fs/promises";
 import pg from "pg";
 import { generationSchema, type Projection } from "./projection.ts";
 
-const MIGRATION_LOCK = 7_401_001;
+/** Serializes the processes that change schemas or checkpoint layouts at start. */
+export const MIGRATION_LOCK = 7_401_001;
 
 async function migrationFiles(projection: Projection): Promise<{ name: string; text: string }[]> {
   const names = (await readdir(projection.migrationsDir)).filter((name) => /^\d+_.+\.sql$/.test(name)).sort();

@@ -8,9 +8,10 @@ const POLL_MS = 200;
 const REPLICA_POLL_MS = 25;
 
 /**
- * Knows how far each projection's active generation has got. Projectors NOTIFY on every commit
- * (Postgres delivers it only after the commit, so a notification means the rows are visible);
- * a poll covers lost notifications and a reconnecting listener.
+ * Knows how far each projection's active generation has got: for a read model split into
+ * partitions, the lowest of their checkpoints. Projectors NOTIFY on every commit (Postgres delivers
+ * it only after the commit, so a notification means the rows are visible); a poll covers lost
+ * notifications and a reconnecting listener.
  *
  * With `replicaUrl` (the API reads from a streaming replica), positions are the replica's own
  * copy of the checkpoints: a checkpoint and its rows commit together, so once the replica shows
@@ -19,7 +20,8 @@ const REPLICA_POLL_MS = 25;
  */
 export class ProgressWatcher {
   #positions = new Map<string, number>();
-  #activeGenerations = new Map<string, number>();
+  /** Per read model: its active generation and the last checkpoint heard of each of its partitions. */
+  #active = new Map<string, { generation: number; partitions: number[] }>();
   #waiters = new Set<Waiter>();
   #client: pg.Client | undefined;
   #poller: NodeJS.Timeout | undefined;
@@ -87,9 +89,13 @@ export class ProgressWatcher {
     waiter.resolve(reached);
   }
 
-  #advance(projection: string, seq: number): void {
-    if (seq <= this.position(projection)) return;
-    this.#positions.set(projection, seq);
+  #advance(projection: string, partition: number, seq: number): void {
+    const active = this.#active.get(projection);
+    if (!active || partition >= active.partitions.length) return;
+    active.partitions[partition] = Math.max(active.partitions[partition]!, seq);
+    const lowest = Math.min(...active.partitions);
+    if (lowest <= this.position(projection)) return;
+    this.#positions.set(projection, lowest);
     for (const waiter of this.#waiters) if (this.#reached(waiter.projections, waiter.seq)) this.#settle(waiter, true);
   }
 
@@ -101,9 +107,10 @@ export class ProgressWatcher {
     });
     client.on("notification", (note) => {
       if (this.replicaUrl) return void this.#poll().catch(() => undefined);
-      const [projection, generation, seq] = (note.payload ?? "").split(":");
-      if (!projection || !generation || !seq) return;
-      if (this.#activeGenerations.get(projection) === Number(generation)) this.#advance(projection, Number(seq));
+      const [projection, generation, partition, seq] = (note.payload ?? "").split(":");
+      if (!projection || !generation || !partition || !seq) return;
+      const active = this.#active.get(projection);
+      if (active?.generation === Number(generation) && Number(partition) < active.partitions.length) this.#advance(projection, Number(partition), Number(seq));
       else void this.#poll().catch(() => undefined);
     });
     await client.connect();
@@ -176,14 +183,18 @@ export class ProgressWatcher {
   }
 
   async #readPositions(client: pg.Client): Promise<void> {
-    const { rows } = await client.query<{ projection: string; generation: number; last_seq: string }>(
-      `select c.projection, c.generation, c.last_seq from projection_checkpoints c
+    const { rows } = await client.query<{ projection: string; generation: number; partition: number; partitions: number; last_seq: string }>(
+      `select c.projection, c.generation, c.partition, c.partitions, c.last_seq from projection_checkpoints c
          join projection_generations g on g.projection = c.projection and g.active_generation = c.generation`,
     );
     for (const row of rows) {
-      if (this.#activeGenerations.get(row.projection) !== row.generation) this.#positions.delete(row.projection);
-      this.#activeGenerations.set(row.projection, row.generation);
-      this.#advance(row.projection, Number(row.last_seq));
+      const active = this.#active.get(row.projection);
+      if (active?.generation !== row.generation || active.partitions.length !== row.partitions) {
+        // A new generation, or partitions arranged anew: positions start over from what is stored.
+        this.#positions.delete(row.projection);
+        this.#active.set(row.projection, { generation: row.generation, partitions: new Array<number>(row.partitions).fill(0) });
+      }
     }
+    for (const row of rows) this.#advance(row.projection, row.partition, Number(row.last_seq));
   }
 }

@@ -2,26 +2,35 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { sql, type DatabasePool } from "slonik";
 import { z } from "zod";
-import { applyBatch, batchSizeOf } from "./apply-batch.ts";
+import { applyBatch, batchSizeOf, UNSPLIT, type ApplyTarget } from "./apply-batch.ts";
 import { openReader, toFact } from "./batch-reader.ts";
 import type { FactSource } from "./fact-source.ts";
 import { migrateSchema } from "./migrate.ts";
 import { generationSchema, type Projection } from "./projection.ts";
 import { isTransient } from "./transient.ts";
 
-export type ReplayDeps = { source: FactSource; pool: DatabasePool; databaseUrl: string; logger: Logger };
+export type ReplayDeps = {
+  source: FactSource;
+  pool: DatabasePool;
+  databaseUrl: string;
+  logger: Logger;
+  /** The partitions an INGEST read model's new generation is split into at the swap (INGEST_PARTITIONS); 1 by default. */
+  partitions?: number;
+};
 
 /**
  * Rebuilds a read model from sequence 1 into a fresh generation schema while the live one keeps
  * serving, then swaps the public views over in one transaction and drops the old generation.
  * During the swap the generation row is locked, so the live projector pauses, then notices the
- * new generation and continues from its checkpoint. Returns the new generation number.
+ * new generation and continues from its checkpoint. The replay applies the stream in one piece;
+ * at the swap, an INGEST read model's generation is split into `deps.partitions`, each starting
+ * where the replay ended. Returns the new generation number.
  * @throws the last error once the log or the database stays unavailable too long, any other error at once
  */
 export async function replay(deps: ReplayDeps, projection: Projection): Promise<number> {
   const logger = deps.logger.child({ component: "replay", projection: projection.name });
   const generation = await prepareGeneration(deps, projection);
-  const target = { projection, generation };
+  const target = { projection, generation, ...UNSPLIT };
   let checkpoint = 0;
 
   // Catch up outside the swap lock until close to the head of the stream. NATS or Postgres going
@@ -46,6 +55,14 @@ export async function replay(deps: ReplayDeps, projection: Projection): Promise<
       select active_generation from projection_generations where projection = ${projection.name} for update`);
     const head = await deps.source.head(projection.stream);
     checkpoint = await readAndApply(deps, target, checkpoint, head, tx, logger);
+    const partitions = projection.stream === "INGEST" ? (deps.partitions ?? 1) : 1;
+    if (partitions > 1) {
+      await tx.query(sql.unsafe`
+        insert into projection_checkpoints (projection, generation, stream, partition, partitions, last_seq)
+        select ${projection.name}, ${generation}, ${projection.stream}, partition, ${partitions}, ${checkpoint}
+          from generate_series(0, ${partitions - 1}) as partition
+        on conflict (projection, generation, partition) do update set partitions = excluded.partitions, last_seq = excluded.last_seq`);
+    }
     await tx.query(sql.unsafe`update projection_generations set active_generation = ${generation} where projection = ${projection.name}`);
     // Views are recreated on this transaction's connection so the swap commits atomically.
     const schema = generationSchema(projection.name, generation);
@@ -84,7 +101,7 @@ async function nextOrStall<T>(next: Promise<T>): Promise<T> {
 
 async function storedCheckpoint(deps: ReplayDeps, projection: Projection, generation: number): Promise<number> {
   return deps.pool.oneFirst(sql.type(z.object({ last_seq: z.number() }))`
-    select last_seq from projection_checkpoints where projection = ${projection.name} and generation = ${generation}`);
+    select last_seq from projection_checkpoints where projection = ${projection.name} and generation = ${generation} and partition = 0`);
 }
 
 async function prepareGeneration(deps: ReplayDeps, projection: Projection): Promise<number> {
@@ -102,7 +119,7 @@ async function prepareGeneration(deps: ReplayDeps, projection: Projection): Prom
     await migrateSchema(client, projection, schema);
     await client.query(
       `insert into projection_checkpoints (projection, generation, stream, last_seq) values ($1, $2, $3, 0)
-       on conflict (projection, generation) do update set last_seq = 0`,
+       on conflict (projection, generation, partition) do update set last_seq = 0, partitions = 1`,
       [projection.name, generation, projection.stream],
     );
     return generation;
@@ -113,7 +130,7 @@ async function prepareGeneration(deps: ReplayDeps, projection: Projection): Prom
 
 async function readAndApply(
   deps: ReplayDeps,
-  target: { projection: Projection; generation: number },
+  target: ApplyTarget,
   from: number,
   until: number,
   db: Parameters<typeof applyBatch>[0],

@@ -4,15 +4,22 @@ import { z } from "zod";
 import { applyBatch, batchSizeOf } from "./apply-batch.ts";
 import { openReader, toFact } from "./batch-reader.ts";
 import type { FactSource } from "./fact-source.ts";
+import { partitionLockName } from "./fact-partitions.ts";
 import type { Projection } from "./projection.ts";
 import type { ProjectorLocks } from "./projector-locks.ts";
+import type { Holder, ProjectorShare } from "./projector-share.ts";
+
+/** How long a partition handed to another instance is left for it to take. */
+const HANDED_BACK_MS = 5_000;
 
 /**
- * Runs one projection for as long as it is started: takes its advisory lock (one active instance),
- * reads with an ordered consumer from checkpoint + 1 and applies batches. Any failure stops the
- * consumer, waits, reloads the checkpoint and starts again: nothing is lost or applied twice.
+ * Runs one partition of a projection (the whole of an unsplit one) for as long as it is started:
+ * takes its advisory lock (one active instance), reads with an ordered consumer from checkpoint + 1
+ * and applies batches. Any failure stops the consumer, waits, reloads the checkpoint and starts
+ * again: nothing is lost or applied twice. With a share, it takes the lock only while this
+ * instance holds fewer partitions than its share, and hands it back when asked.
  */
-export class ProjectorRunner {
+export class ProjectorRunner implements Holder {
   #stopped = true;
   #stopCurrent: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -27,10 +34,21 @@ export class ProjectorRunner {
       logger: Logger;
       /** Told of every batch applied: how many facts, in how many seconds (commit included). */
       applied?: (facts: number, seconds: number) => void;
+      share?: ProjectorShare;
     },
     readonly projection: Projection,
+    readonly partition = 0,
   ) {
-    this.#log = deps.logger.child({ component: "projector", projection: projection.name });
+    this.#log = deps.logger.child({ component: "projector", projection: projection.name, ...(partition > 0 ? { partition } : {}) });
+  }
+
+  #handingBack = false;
+
+  /** Finishes the batch in flight, releases the partition and leaves it alone for a while. */
+  yieldPartition(): void {
+    if (this.#stopped || this.#handingBack) return;
+    this.#handingBack = true;
+    this.#stopCurrent?.();
   }
 
   start(): void {
@@ -71,15 +89,25 @@ export class ProjectorRunner {
   #restartReader = false;
 
   async #run(): Promise<void> {
+    const name = this.projection.name;
+    const lockName = partitionLockName(name, this.partition);
+    const share = this.deps.share;
     let backoff = 100;
     while (!this.#stopped) {
-      const lockName = `projector:${this.projection.name}`;
+      let held = false;
+      let idle = false;
       try {
+        if (share && !share.mayTake(name)) {
+          await this.#sleep(1_000);
+          continue;
+        }
         if (!(await this.deps.locks.tryAcquire(lockName, () => this.#stopCurrent?.()))) {
           await this.#sleep(1_000);
           continue;
         }
-        await this.#follow();
+        held = true;
+        share?.took(name, this);
+        idle = (await this.#follow()) === "no such partition";
         backoff = 100;
       } catch (error) {
         if (this.#stopped) break;
@@ -88,30 +116,40 @@ export class ProjectorRunner {
         backoff = Math.min(backoff * 2, 5_000);
       } finally {
         await this.deps.locks.release(lockName);
+        if (held) share?.released(name, this);
+      }
+      // A partition handed to another instance, or one the read model is no longer split into
+      // (its partitions were arranged by an instance with another INGEST_PARTITIONS): wait.
+      if (this.#handingBack || idle) {
+        if (this.#handingBack) this.#log.info("partition handed to another instance");
+        await this.#sleep(HANDED_BACK_MS);
+        this.#handingBack = false;
       }
     }
   }
 
-  async #follow(): Promise<void> {
-    const { generation, lastSeq } = await this.#position();
+  async #follow(): Promise<"stopped" | "no such partition"> {
+    const position = await this.#position();
+    if (!position) return "no such partition";
+    const { generation, partitions, lastSeq } = position;
     let checkpoint = lastSeq;
     const { reader, stop } = await openReader(this.deps.source, this.projection, checkpoint + 1);
     this.#stopCurrent = stop;
     try {
-      while (!this.#stopped) {
+      while (!this.#stopped && !this.#handingBack) {
         const batch = await reader.next(batchSizeOf(this.projection));
         if (batch === null) {
-          if (this.#stopped) return;
+          if (this.#stopped || this.#handingBack) return "stopped";
           if (this.#restartReader) {
             this.#restartReader = false;
-            return;
+            return "stopped";
           }
           throw reader.failure ?? new Error("consumer ended");
         }
         const started = performance.now();
         checkpoint = await applyBatch(
           this.deps.pool,
-          { projection: this.projection, generation },
+          { projection: this.projection, generation, partition: this.partition, partitions },
           checkpoint,
           batch.map(toFact),
           this.#log,
@@ -119,19 +157,21 @@ export class ProjectorRunner {
         );
         this.deps.applied?.(batch.length, (performance.now() - started) / 1000);
       }
+      return "stopped";
     } finally {
       this.#stopCurrent = undefined;
       stop();
     }
   }
 
-  async #position(): Promise<{ generation: number; lastSeq: number }> {
-    return this.deps.pool.one(
-      sql.type(z.object({ generation: z.number(), lastSeq: z.number() }))`
-        select g.active_generation as "generation", c.last_seq as "lastSeq"
+  /** The active generation, how many partitions it has, and this partition's checkpoint; null when it has no such partition. */
+  async #position(): Promise<{ generation: number; partitions: number; lastSeq: number } | null> {
+    return this.deps.pool.maybeOne(
+      sql.type(z.object({ generation: z.number(), partitions: z.number(), lastSeq: z.number() }))`
+        select g.active_generation as "generation", c.partitions, c.last_seq as "lastSeq"
           from projection_generations g
           join projection_checkpoints c on c.projection = g.projection and c.generation = g.active_generation
-         where g.projection = ${this.projection.name}`,
+         where g.projection = ${this.projection.name} and c.partition = ${this.partition}`,
     );
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { STREAM_KINDS } from "../../../domain/shared/stream-kind.ts";
-import { activeCheckpoints } from "../../../projections/_runtime/checkpoint-queries.ts";
+import { activeCheckpoints, readModelPositions } from "../../../projections/_runtime/checkpoint-queries.ts";
 import { streamHead } from "../../../streams/stream-head.ts";
 import { PUBLIC } from "../auth/access.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -12,7 +12,15 @@ const readiness = z.object({
   nats: z.enum(["ok", "unreachable"]),
   postgres: z.enum(["ok", "unreachable"]),
   projections: z.array(
-    z.object({ name: z.string(), stream: z.string(), checkpoint: z.number().int(), lag: z.number().int().nullable().describe("facts behind the stream's head") }),
+    z.object({
+      name: z.string(),
+      stream: z.string(),
+      checkpoint: z.number().int().describe("every fact up to here is applied: the lowest checkpoint of the read model's partitions"),
+      lag: z.number().int().nullable().describe("facts behind the stream's head"),
+      partitions: z
+        .array(z.object({ partition: z.number().int(), checkpoint: z.number().int(), lag: z.number().int().nullable() }))
+        .describe("each partition of a read model split by project (INGEST_PARTITIONS); one entry when unsplit"),
+    }),
   ),
 });
 const tags = [TAGS.operations];
@@ -38,11 +46,15 @@ export function healthRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
           activeCheckpoints(deps.pool).catch(() => null),
         ]);
         const lastSeq = new Map(heads ?? []);
-        const projections = (checkpoints ?? []).map((row) => ({
-          name: row.projection,
-          stream: row.stream,
-          checkpoint: row.last_seq,
-          lag: lastSeq.has(row.stream) ? Math.max(0, lastSeq.get(row.stream)! - row.last_seq) : null,
+        const lagOf = (stream: string, checkpoint: number) => (lastSeq.has(stream) ? Math.max(0, lastSeq.get(stream)! - checkpoint) : null);
+        const projections = readModelPositions(checkpoints ?? []).map((position) => ({
+          name: position.projection,
+          stream: position.stream,
+          checkpoint: position.last_seq,
+          lag: lagOf(position.stream, position.last_seq),
+          partitions: (checkpoints ?? [])
+            .filter((row) => row.projection === position.projection)
+            .map((row) => ({ partition: row.partition, checkpoint: row.last_seq, lag: lagOf(row.stream, row.last_seq) })),
         }));
         const ready = heads !== null && checkpoints !== null;
         return reply.code(ready ? 200 : 503).send({

@@ -23,8 +23,8 @@ const prometheusText = {
 export function metricsRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
   new Gauge({
     name: "projector_lag_facts",
-    help: "Facts in the stream after a read model's checkpoint",
-    labelNames: ["read_model", "stream"],
+    help: "Facts in the stream after the checkpoint of a read model's partition (partition 0 of an unsplit one)",
+    labelNames: ["read_model", "stream", "partition"],
     registers: [deps.metrics.registry],
     async collect() {
       this.reset();
@@ -36,7 +36,7 @@ export function metricsRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
       const head = new Map(heads);
       for (const row of checkpoints) {
         const last = head.get(row.stream);
-        if (last !== undefined) this.set({ read_model: row.projection, stream: row.stream }, Math.max(0, last - row.last_seq));
+        if (last !== undefined) this.set({ read_model: row.projection, stream: row.stream, partition: String(row.partition) }, Math.max(0, last - row.last_seq));
       }
     },
   });
