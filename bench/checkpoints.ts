@@ -9,10 +9,10 @@ export async function eventsProjected(db: pg.Pool): Promise<number> {
   return Number(rows[0]!.count);
 }
 
-/** The stream sequence the active generation of `projection` has applied. */
+/** The stream sequence the active generation of `projection` has applied: the lowest of its partitions' checkpoints. */
 export async function projectorAt(db: pg.Pool, projection = "events"): Promise<number> {
   const { rows } = await db.query<{ last_seq: string }>(
-    `select c.last_seq from projection_checkpoints c
+    `select min(c.last_seq) as last_seq from projection_checkpoints c
        join projection_generations g on g.projection = c.projection and g.active_generation = c.generation
       where c.projection = $1`,
     [projection],

@@ -27,6 +27,7 @@ import { measureLag } from "./lag.ts";
 import { measureOverviewPage } from "./overview-page.ts";
 import { measureQuery } from "./queries.ts";
 import { measureRawLimits } from "./raw-limits.ts";
+import { runScale } from "./scale.ts";
 import { startBenchService } from "./service-process.ts";
 import { PHASES, runs, settings } from "./settings.ts";
 import { formatTable, targetRows, type Measured } from "./summary.ts";
@@ -207,6 +208,22 @@ async function main() {
     // BENCH_ONLY=ads: the ads routes over BENCH_ADS_USERS (200,000) attributed users, alone.
     if (runs("ads")) {
       results.ads = await runAdsBench({ baseUrl: service.baseUrl, databaseUrl, streams, token: fleet.token, teamId: fleet.teamId, users: Number(process.env.BENCH_ADS_USERS ?? 200_000), log });
+    }
+
+    if (runs("scale")) {
+      results.scale = await runScale(
+        {
+          admin: settings.admin,
+          nats: settings.nats,
+          outbox,
+          events: settings.scaleEvents,
+          projects: settings.scaleProjects,
+          clients: settings.clients,
+          ingestSeconds: settings.ingestSeconds,
+          partitionCounts: settings.scalePartitions,
+        },
+        log,
+      );
     }
 
     const rss = await service.peakRssMb();

@@ -9,15 +9,16 @@ export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>;
 /**
  * Runs what `npm start` runs (the build, then the compiled service: the api, with the
  * projectors and the worker in its child process) as a child, so the load generator in this process and the
- * service are measured apart, as a real fleet and server are.
+ * service are measured apart, as a real fleet and server are. `entry` runs another entry point
+ * instead, e.g. `apps/api/main.ts` for a second API instance.
  */
-export async function startBenchService(env: Record<string, string>, port: number): Promise<BenchService> {
+export async function startBenchService(env: Record<string, string>, port: number, entry = "apps/main.ts"): Promise<BenchService> {
   // BENCH_SERVICE_NODE_OPTIONS reaches the service and its children, e.g. to load a profiler.
   const nodeOptions: Record<string, string> = process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {};
   // PROJECTOR_NICE, when set, reaches the service too, to compare the projector's priorities.
   const nice: Record<string, string> = process.env.PROJECTOR_NICE ? { PROJECTOR_NICE: process.env.PROJECTOR_NICE } : {};
   await buildOnce();
-  const child = spawnBuilt("apps/main.ts", { ...env, ...nodeOptions, ...nice, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
+  const child = spawnBuilt(entry, { ...env, ...nodeOptions, ...nice, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", NODE_ENV: "production", JWT_SECRET: "bench-secret-bench-secret-bench-secret!!" });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntil("the service to become ready", async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200).catch(
     (error: Error) => {

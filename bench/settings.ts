@@ -14,7 +14,9 @@ export const settings = {
   /**
    * BENCH_ONLY runs the named phases alone, a comma list of: raw (the machine's limits), attachments,
    * ingest (burst, catch-up, lag), issues (error to issue), drain, import, counts (runs drain and
-   * import too: it counts their events), analytics (metrics, funnels, issue lists), ads.
+   * import too: it counts their events), analytics (metrics, funnels, issue lists), ads, scale
+   * (projection with 1, 2 and 4 partitions and ingest through 1 and 2 API instances, each on a
+   * fresh service).
    */
   only: process.env.BENCH_ONLY,
   raw: {
@@ -35,11 +37,15 @@ export const settings = {
   metricEvents: Number(process.env.BENCH_METRIC_EVENTS ?? 2_000_000),
   funnelUsers: Number(process.env.BENCH_FUNNEL_USERS ?? 200_000),
   issueListIssues: Number(process.env.BENCH_ISSUE_LIST_ISSUES ?? 100_000),
+  /** The scale phase: history drained per partition count, over how many projects, and the counts compared. */
+  scaleEvents: Number(process.env.BENCH_SCALE_EVENTS ?? 400_000),
+  scaleProjects: Number(process.env.BENCH_SCALE_PROJECTS ?? 8),
+  scalePartitions: (process.env.BENCH_SCALE_PARTITIONS ?? "1,2,4").split(",").map(Number),
   admin: process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
   nats: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
 };
 
-export const PHASES = ["raw", "attachments", "ingest", "issues", "drain", "import", "counts", "overview", "analytics", "ads"] as const;
+export const PHASES = ["raw", "attachments", "ingest", "issues", "drain", "import", "counts", "overview", "analytics", "ads", "scale"] as const;
 export type Phase = (typeof PHASES)[number];
 const chosen = settings.only?.split(",").map((name) => name.trim()) ?? [...PHASES];
 for (const name of chosen) if (!(PHASES as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown phase ${name}; known: ${PHASES.join(", ")}`);
