@@ -155,7 +155,9 @@ it("keeps every acknowledged batch exactly once through NATS node, stream leader
   const load = new IngestLoad([api1, api2!], clientKey, app.bundle_id, { requestBoundMs: REQUEST_BOUND_MS });
   const acksAfter = (at: number, what: string) => waitUntil(`${ACKS_PER_STEP} batches acknowledged ${what}`, () => load.acknowledgedSince(at) >= ACKS_PER_STEP, 60_000, 50);
   let survivor = "";
-  const failure = (error: Error) => new Error(`${error.message}\n${load.summary()}\n${timings.join("\n")}\nunexpected: ${JSON.stringify(load.unexpected().slice(0, 5))}`);
+  const outputs = () => [...processes].map(([name, child]) => `--- ${name}\n${child.output().slice(-2_000)}`).join("\n");
+  const failure = (error: Error) =>
+    new Error(`${error.message}\n${load.summary()}\n${timings.join("\n")}\nunexpected: ${JSON.stringify(load.unexpected().slice(0, 5))}\n${outputs()}`);
 
   try {
     load.start();
