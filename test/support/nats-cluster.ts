@@ -9,6 +9,11 @@ type Node = { name: string; clientPort: number; routePort: number; monitorPort: 
 /** The part of a server's `/jsz` monitoring answer that says whether the JetStream cluster has formed. */
 type Jsz = { meta_cluster?: { leader?: string; cluster_size?: number } };
 
+/** A server's `/jsz?accounts=true&streams=true`: the streams it holds, and its view of their replicas. */
+type JszStreams = {
+  account_details?: { stream_detail?: { name: string; cluster?: { leader?: string; replicas?: { name: string; current: boolean; offline?: boolean }[] } }[] }[];
+};
+
 /**
  * A JetStream cluster of local nats-server processes that one test file owns, so it can kill any
  * node (the stream leader included) and start it again with its store. Ports are chosen up front:
@@ -67,6 +72,39 @@ export class NatsCluster {
       async () => {
         const answers = await Promise.all(running.map((node) => fetch(`http://127.0.0.1:${node.monitorPort}/jsz`).then((answer) => answer.json() as Promise<Jsz>).catch(() => undefined)));
         return answers.every((jsz) => jsz?.meta_cluster?.leader !== undefined && jsz.meta_cluster.cluster_size === this.nodes.length);
+      },
+      timeoutMs,
+      200,
+    );
+  }
+
+  /**
+   * Until every stream on the cluster (KV buckets' included) has a leader that reports all its
+   * replicas current: a node started again has caught up, and losing another one keeps a quorum.
+   * Read from the leaders' monitoring ports; returns the streams' names.
+   */
+  async waitForStreamsCurrent(replicas = this.nodes.length, timeoutMs = 30_000): Promise<string[]> {
+    return waitUntil(
+      "every stream's replicas to be current",
+      async () => {
+        const running = this.nodes.filter((node) => node.process);
+        const answers = await Promise.all(
+          running.map(async (node) => ({
+            server: node.name,
+            jsz: (await (await fetch(`http://127.0.0.1:${node.monitorPort}/jsz?accounts=true&streams=true`)).json()) as JszStreams,
+          })),
+        );
+        const names = new Set<string>();
+        const healthy = new Set<string>();
+        for (const { server, jsz } of answers) {
+          for (const stream of (jsz.account_details ?? []).flatMap((account) => account.stream_detail ?? [])) {
+            names.add(stream.name);
+            const peers = stream.cluster?.replicas ?? [];
+            const led = stream.cluster?.leader !== undefined && stream.cluster.leader === server;
+            if (led && peers.length === replicas - 1 && peers.every((peer) => peer.current && !peer.offline)) healthy.add(stream.name);
+          }
+        }
+        return names.size > 0 && [...names].every((name) => healthy.has(name)) ? [...names].sort() : undefined;
       },
       timeoutMs,
       200,
