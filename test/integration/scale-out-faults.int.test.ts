@@ -19,8 +19,8 @@ import { signIn } from "../support/users.ts";
 
 /**
  * The scale-out deployment under faults, with real processes: a 3-node nats-server cluster with
- * R3 streams, two API instances, two projector instances and a worker, all built entry points
- * given every node in NATS_URL. While a client ingests steadily through both APIs, one after the
+ * R3 streams, two API instances, two projector instances sharing each INGEST read model's two
+ * partitions (INGEST_PARTITIONS=2) and a worker, all built entry points given every node in NATS_URL. While a client ingests steadily through both APIs, one after the
  * other: a NATS node that does not lead INGEST is killed -9 and restarted, then the INGEST leader,
  * then the projector holding the events read model, then an API. Every batch answered 200 must be
  * in the events read model exactly once, every answer must be 2xx, 429 or 503 within the bound
@@ -69,6 +69,8 @@ function spawnPart(name: string, entry: string, env: Record<string, string> = {}
   const child = spawnBuilt(entry, {
     ...serviceEnv(config!),
     STREAM_REPLICAS: "3",
+    // The two projector instances share each INGEST read model's two partitions.
+    INGEST_PARTITIONS: "2",
     DATABASE_URL: databaseUrl.toString(),
     ATTACHMENTS_DIR: attachmentsDir!,
     ...env,
