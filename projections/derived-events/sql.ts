@@ -1,6 +1,7 @@
-import { sql, type DatabasePool, type FragmentSqlToken, type QuerySqlToken } from "slonik";
+import { sql, type FragmentSqlToken, type QuerySqlToken } from "slonik";
 import { z, type ZodTypeAny } from "zod";
 import type { DataMode } from "../../domain/analytics/window.ts";
+import type { Reader } from "./snapshot.ts";
 
 export const and = (conditions: readonly FragmentSqlToken[]) => sql.join(conditions, sql.fragment` and `);
 
@@ -18,7 +19,7 @@ export function dataModeCondition(mode: DataMode, column: FragmentSqlToken): Fra
  * memory for the hash tables of distinct users, and partitionwise aggregation, which lets a
  * grouping by user run per user-hash partition of funnel_events, in parallel.
  */
-export function analyticsRead<T extends ZodTypeAny>(pool: DatabasePool, query: QuerySqlToken<T>) {
+export function analyticsRead<T extends ZodTypeAny>(pool: Reader, query: QuerySqlToken<T>) {
   return pool.transaction(async (tx) => {
     await tx.query(sql.unsafe`select set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('enable_partitionwise_aggregate', 'on', true)`);
     return tx.any(query);
@@ -31,7 +32,7 @@ export function analyticsRead<T extends ZodTypeAny>(pool: DatabasePool, query: Q
  * column, one interceptor call per row) cost more than Postgres spends on the query. The array is
  * built after the query's own (possibly parallel) aggregation, so it does not change the plan.
  */
-export async function analyticsRows<T extends ZodTypeAny>(pool: DatabasePool, query: FragmentSqlToken, row: T): Promise<z.infer<T>[]> {
+export async function analyticsRows<T extends ZodTypeAny>(pool: Reader, query: FragmentSqlToken, row: T): Promise<z.infer<T>[]> {
   const [result] = await analyticsRead(pool, sql.type(z.object({ rows: z.string() }))`
     select coalesce(json_agg(r), '[]'::json)::text as rows from (${query}) r`);
   return z.array(row).parse(JSON.parse(result?.rows ?? "[]"));

@@ -2,6 +2,7 @@ import type { DatabasePool } from "slonik";
 import type { z } from "zod";
 import { orderBreakdown, stepAnalytics, type FunnelBreakdown, type FunnelMode, type StepAnalytics, type StepFilter } from "../../domain/funnels/analytics.ts";
 import { closedStepsFromOrder, closedStepsReached, disjointSteps, type StepEvent } from "../../domain/funnels/walk.ts";
+import { inOneSnapshot, type Reader } from "../derived-events/snapshot.ts";
 import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
 import { completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, userEvents, type FunnelScope } from "./analytics-queries.ts";
 import { closedCountsQuery } from "./closed-query.ts";
@@ -35,8 +36,12 @@ function add(counts: Counts, steps: number, value: string | null, reached: numbe
  * or kinds the summaries leave out.
  * The steps' keys, their kinds and the straddling users are three lookups sent at once.
  */
-async function sourcesOf(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[]): Promise<{ keyed: KeyedStepFilter[]; sources: StepSource[] }> {
-  const [keyed, kinds, straddling] = await Promise.all([keyedFilters(pool, filters), kindsOfSteps(pool, scope.projectId, filters), straddlingUsers(pool, scope)]);
+async function sourcesOf(reader: Reader, scope: FunnelScope, filters: readonly StepFilter[]): Promise<{ keyed: KeyedStepFilter[]; sources: StepSource[] }> {
+  const [keyed, kinds, straddling] = await Promise.all([
+    reader.transaction((tx) => keyedFilters(tx, filters)),
+    reader.transaction((tx) => kindsOfSteps(tx, scope.projectId, filters)),
+    reader.transaction((tx) => straddlingUsers(tx, scope)),
+  ]);
   if (!summarized(kinds)) return { keyed, sources: [eventSource(scope, keyed)] };
   const summaries = summarySource(scope, kinds, straddling);
   return { keyed, sources: straddling.length === 0 ? [summaries] : [summaries, eventSource(scope, keyed, straddling)] };
@@ -58,7 +63,7 @@ function count(tally: Tally, n: number, row: z.infer<typeof countsRow>, value: s
 }
 
 /** Walks the events of the tally's unresolved users (closedStepsReached) and counts each at the steps they reach. */
-async function walk(pool: DatabasePool, scope: FunnelScope, filters: readonly StepFilter[], keyed: readonly KeyedStepFilter[], tally: Tally): Promise<void> {
+async function walk(pool: Reader, scope: FunnelScope, filters: readonly StepFilter[], keyed: readonly KeyedStepFilter[], tally: Tally): Promise<void> {
   if (tally.unresolved.size === 0) return;
   const users = [...new Set(tally.unresolved.values())];
   for (const { user_key, value, events } of await analyticsRows(pool, stepEventsOfUsersQuery(scope, keyed, users, tally.breakdown), userEvents)) {
@@ -79,7 +84,7 @@ async function walk(pool: DatabasePool, scope: FunnelScope, filters: readonly St
  * the overall query reads only the users it groups.
  */
 async function countUsers(
-  pool: DatabasePool,
+  pool: Reader,
   scope: FunnelScope,
   filters: readonly StepFilter[],
   keyed: readonly KeyedStepFilter[],
@@ -120,8 +125,15 @@ export async function funnelAnalytics(
   const filters = funnel.steps.map((step) => step.event_filter);
   const names = funnel.steps.map((step) => step.name);
   const none: Counts = new Map();
-  const { keyed, sources } = scope.appIds.length === 0 ? { keyed: [], sources: [] } : await sourcesOf(pool, scope, filters);
-  const { overall, grouped } = scope.appIds.length === 0 ? { overall: none, grouped: none } : await countUsers(pool, scope, filters, keyed, sources, mode, breakdown);
+  // Every statement of one answer reads one snapshot: the straddling users looked up and the
+  // sources counted in parallel then agree, with no projector commit between them.
+  const { overall, grouped } =
+    scope.appIds.length === 0
+      ? { overall: none, grouped: none }
+      : await inOneSnapshot(pool, async (reader) => {
+          const { keyed, sources } = await sourcesOf(reader, scope, filters);
+          return countUsers(reader, scope, filters, keyed, sources, mode, breakdown);
+        });
   const steps = stepAnalytics(names, overall.get(null) ?? filters.map(() => 0));
   const result: FunnelAnalytics = { funnel: funnel.name, mode, total_users: steps[0]?.unique_users ?? 0, steps };
   if (breakdown !== undefined) {
