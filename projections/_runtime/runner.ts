@@ -11,6 +11,8 @@ import type { Holder, ProjectorShare } from "./projector-share.ts";
 
 /** How long a partition handed to another instance is left for it to take. */
 const HANDED_BACK_MS = 5_000;
+/** How long a reader may deliver nothing while the stream holds facts past the checkpoint. */
+const STALL_MS = 5_000;
 
 /**
  * Runs one partition of a projection (the whole of an unsplit one) for as long as it is started:
@@ -135,9 +137,12 @@ export class ProjectorRunner implements Holder {
     let checkpoint = lastSeq;
     const { reader, stop } = await openReader(this.deps.source, this.projection, checkpoint + 1);
     this.#stopCurrent = stop;
+    const watchdog = this.#watchForStall(() => checkpoint, stop);
     try {
       while (!this.#stopped && !this.#handingBack) {
+        watchdog.waiting(true);
         const batch = await reader.next(batchSizeOf(this.projection));
+        watchdog.waiting(false);
         if (batch === null) {
           if (this.#stopped || this.#handingBack) return "stopped";
           if (this.#restartReader) {
@@ -159,9 +164,46 @@ export class ProjectorRunner implements Holder {
       }
       return "stopped";
     } finally {
+      watchdog.end();
       this.#stopCurrent = undefined;
       stop();
     }
+  }
+
+  /**
+   * Restarts the reader when it has delivered nothing for STALL_MS while the stream's head is past
+   * the checkpoint. On a cluster, an ordered consumer lives on the stream's leader; when that node
+   * dies the consumer is gone, and the client notices only after two missed idle heartbeats (up to
+   * a minute) while the read model falls behind. Time spent applying a batch does not count.
+   */
+  #watchForStall(checkpoint: () => number, stop: () => void) {
+    let idleSince = performance.now();
+    let idle = false;
+    let checking = false;
+    const timer = setInterval(() => {
+      if (!idle || checking || performance.now() - idleSince < STALL_MS) return;
+      checking = true;
+      void this.deps.source
+        .head(this.projection.stream)
+        .then((head) => {
+          if (!idle || head <= checkpoint()) return;
+          this.#log.warn({ checkpoint: checkpoint(), head }, "reader delivered nothing while the stream moved on; reopening it from the checkpoint");
+          this.#restartReader = true;
+          stop();
+        })
+        .catch(() => undefined) // the log is away: the reconnect handler reopens the reader
+        .finally(() => {
+          checking = false;
+          idleSince = performance.now();
+        });
+    }, STALL_MS / 5);
+    return {
+      waiting: (now: boolean) => {
+        idle = now;
+        if (now) idleSince = performance.now();
+      },
+      end: () => clearInterval(timer),
+    };
   }
 
   /** The active generation, how many partitions it has, and this partition's checkpoint; null when it has no such partition. */

@@ -251,15 +251,19 @@ it("keeps every acknowledged batch exactly once through NATS node, stream leader
   expect(last.status).toBe(200);
   load.acknowledged.push(afterFaults);
   load.sent.add(afterFaults);
+  let lastReadiness: unknown;
   const readiness = await waitUntil(
     "api-1's /readyz to show every read model at the head",
     async () => {
       const answer = await http.get("/readyz");
+      lastReadiness = answer.body;
       return answer.status === 200 && answer.body.projections.length > 0 && answer.body.projections.every((projection: { lag: number | null }) => projection.lag === 0) && answer.body;
     },
-    60_000,
+    90_000,
     200,
-  );
+  ).catch((error: Error) => {
+    throw failure(new Error(`${error.message}; the last /readyz: ${JSON.stringify(lastReadiness)}`));
+  });
   expect(readiness.status).toBe("ready");
   mark("healed");
 

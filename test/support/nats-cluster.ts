@@ -25,15 +25,34 @@ export class NatsCluster {
     private readonly nodes: Node[],
   ) {}
 
-  static async start(size = 3): Promise<NatsCluster> {
+  /**
+   * Starts `size` nodes. Their ports are picked before any node binds them, and a parallel test
+   * can take one in between: a start that fails on a port in use is tried again with new ports.
+   */
+  static async start(size = 3, attempts = 3): Promise<NatsCluster> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await NatsCluster.#startOnce(size);
+      } catch (error) {
+        if (attempt >= attempts || !/address already in use/.test(String((error as Error).message))) throw error;
+      }
+    }
+  }
+
+  static async #startOnce(size: number): Promise<NatsCluster> {
     const dir = await mkdtemp(join(tmpdir(), "nats-cluster-"));
     const nodes: Node[] = [];
     for (let index = 1; index <= size; index += 1) {
       nodes.push({ name: `n${index}`, clientPort: await freePort(), routePort: await freePort(), monitorPort: await freePort(), dir: join(dir, `n${index}`), process: undefined });
     }
     const cluster = new NatsCluster(dir, nodes);
-    for (const node of nodes) await cluster.#spawn(node);
-    await cluster.waitForJetStream();
+    try {
+      for (const node of nodes) await cluster.#spawn(node);
+      await cluster.waitForJetStream();
+    } catch (error) {
+      await cluster.dispose();
+      throw error;
+    }
     return cluster;
   }
 

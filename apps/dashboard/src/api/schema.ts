@@ -93,9 +93,16 @@ export interface paths {
                             projections: {
                                 name: string;
                                 stream: string;
+                                /** @description every fact up to here is applied: the lowest checkpoint of the read model's partitions */
                                 checkpoint: number;
                                 /** @description facts behind the stream's head */
                                 lag: number | null;
+                                /** @description each partition of a read model split by project (INGEST_PARTITIONS); one entry when unsplit */
+                                partitions: {
+                                    partition: number;
+                                    checkpoint: number;
+                                    lag: number | null;
+                                }[];
                             }[];
                         };
                     };
@@ -116,9 +123,16 @@ export interface paths {
                             projections: {
                                 name: string;
                                 stream: string;
+                                /** @description every fact up to here is applied: the lowest checkpoint of the read model's partitions */
                                 checkpoint: number;
                                 /** @description facts behind the stream's head */
                                 lag: number | null;
+                                /** @description each partition of a read model split by project (INGEST_PARTITIONS); one entry when unsplit */
+                                partitions: {
+                                    partition: number;
+                                    checkpoint: number;
+                                    lag: number | null;
+                                }[];
                             }[];
                         };
                     };
