@@ -27,8 +27,10 @@ import { measureLag } from "./lag.ts";
 import { measureOverviewPage } from "./overview-page.ts";
 import { measureQuery } from "./queries.ts";
 import { measureRawLimits } from "./raw-limits.ts";
+import { measureCpu } from "./cpu-use.ts";
 import { runScale } from "./scale.ts";
 import { startBenchService } from "./service-process.ts";
+import { topStatements } from "./statements.ts";
 import { PHASES, runs, settings } from "./settings.ts";
 import { formatTable, targetRows, type Measured } from "./summary.ts";
 
@@ -114,10 +116,16 @@ async function main() {
     if (runs("drain")) {
       const listPath = () => `/v1/events?app_id=${app.id}&level=error&limit=50`;
       const backlog = Math.max(0, settings.tableEvents - (await eventsProjected(db)));
-      const projection = await runDrain({ db, streams, fleet, backlog, baseUrl: service.baseUrl, keys: agentKeys, listPath });
+      // Where the drain's time goes: CPU per process (and per event), and Postgres's statements when it can say.
+      const measuredDrain = await topStatements(db, () => backlog, () => measureCpu(service.pid, () => backlog, () => runDrain({ db, streams, fleet, backlog, baseUrl: service.baseUrl, keys: agentKeys, listPath })));
+      const projection = { ...measuredDrain.result.result, cpu: measuredDrain.result.cpu, statements: measuredDrain.statements };
       results.projection = measured.drain = projection;
       const tableSize = await eventsProjected(db);
       log(`projection: events ${projection.events_per_second} events/s sustained (${backlog} events in ${projection.drain_seconds} s); every INGEST read model ${projection.all_read_models_events_per_second} events/s (${Object.entries(projection.read_model_seconds).map(([name, seconds]) => `${name} ${seconds} s`).join(", ")}); table holds ${tableSize} events`);
+      log(`drain CPU: ${Object.entries(projection.cpu.microseconds_per_event).map(([part, us]) => `${part} ${us} µs`).join(", ")} per event; ${projection.cpu.cores_busy} cores busy`);
+      for (const statement of projection.statements ?? []) {
+        log(`  ${statement.microseconds_per_event} µs/event, ${statement.calls} calls of ${statement.ms_per_call} ms, ${statement.wal_mb} MB WAL: ${statement.statement}`);
+      }
       const during = projection.list_while_draining;
       log(`GET /v1/events (app, level, limit 50) during the drain: p50 ${during.p50_ms} ms, p99 ${during.p99_ms} ms (${during.count} requests, ${during.failed} failed)`);
       // Autovacuum analyzes partitions within about a minute of a bulk load; the query figures are

@@ -4,7 +4,7 @@ import { buildOnce, spawnBuilt, waitUntil } from "../test/support/processes.ts";
 /** Peak resident set sizes in MB: of the service process, of its projector and worker children together, and their sum. */
 export type PeakRss = { total: number; service: number; projector: number };
 
-export type BenchService = { baseUrl: string; peakRssMb: () => Promise<PeakRss>; rssMb: () => Promise<number>; stop: () => Promise<void> };
+export type BenchService = { baseUrl: string; pid: number; peakRssMb: () => Promise<PeakRss>; rssMb: () => Promise<number>; stop: () => Promise<void> };
 
 /**
  * Runs what `npm start` runs (the build, then the compiled service: the api, with the
@@ -27,6 +27,7 @@ export async function startBenchService(env: Record<string, string>, port: numbe
   );
   return {
     baseUrl,
+    pid: child.pid,
     /** The kernel's high-water marks of the service's resident sets (VmHWM), its children included. */
     peakRssMb: async () => {
       const peakKb = async (pid: string) => Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8").catch(() => ""))?.[1] ?? 0);
