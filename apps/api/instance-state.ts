@@ -1,6 +1,7 @@
 import type { CommonQueryMethods } from "slonik";
 import { ClaimLookup } from "../../projections/app-users/claim-lookup.ts";
 import { KeyCache } from "./auth/key-cache.ts";
+import type { CachedPrincipal } from "./auth/principal.ts";
 import type { CachedWritingKey } from "./ingest/caller.ts";
 import { OneAtATime } from "../commands/one-at-a-time.ts";
 import { TokenBuckets } from "./rate-limit.ts";
@@ -10,8 +11,8 @@ import { TokenBuckets } from "./rate-limit.ts";
  * in a module: tests run several instances in one process, and each must keep its own.
  */
 export type InstanceState = {
-  /** Resolved ingest and import keys, forgotten on revocation (auth/key-cache.ts). */
-  keyCache: KeyCache<CachedWritingKey>;
+  /** Resolved ingest, import and team-wide keys, forgotten on revocation (auth/key-cache.ts). */
+  keyCache: KeyCache<CachedWritingKey | CachedPrincipal>;
   /** Rate-limit token buckets by caller (rate-limit.ts). */
   rateLimits: TokenBuckets;
   /** Queues of writes that must not race within this instance (one-at-a-time.ts). */

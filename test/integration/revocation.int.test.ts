@@ -12,7 +12,7 @@ import type { SignedIn } from "../support/users.ts";
  * A revoked credential stops working at once: on the API instance that made the revocation, the
  * very next request is refused; on a second API instance (same NATS namespace, same database),
  * which learns it from the facts, a request made at most one second later is refused too.
- * Ingest and import keys are cached per instance, so these also hold the caches to it.
+ * Ingest, import and agent keys are cached per instance, so these also hold the caches to it.
  */
 
 let service: TestService;
@@ -129,6 +129,42 @@ describe("a revoked ingest or import key is refused at once on every API instanc
 });
 
 describe("a revoked agent key is refused at once on every API instance", () => {
+  const agentKey = (body: Record<string, unknown> = {}) => createKey({ key_type: "agent", team_id: owner.teamId, name: `agent-${randomBytes(3).toString("hex")}`, ...body });
+  const listProjectsWith = (secret: string): Send => (via) => via.get(`/v1/projects?team_id=${owner.teamId}`, { token: secret });
+
+  it("after it is deleted", async () => {
+    const key = await agentKey();
+    await expectRevokedOnBothInstances(listProjectsWith(key.secret), () => ok(http.delete(`/v1/auth/keys/${key.id}`, { token: owner.token }), "delete key"), INVALID_KEY);
+  });
+
+  it("after it loses projects:read", async () => {
+    const key = await agentKey();
+    await expectRevokedOnBothInstances(
+      listProjectsWith(key.secret),
+      () => ok(http.patch(`/v1/auth/keys/${key.id}`, { permissions: ["events:read"] }, { token: owner.token }), "change key"),
+      { status: 403, error: "requires the projects:read permission" },
+    );
+  });
+
+  it("after its team is deleted", async () => {
+    const team = await ok(http.post("/v1/teams", { name: "Doomed team", slug: uniqueSlug("doomed") }, { token: owner.token }), "create team");
+    const key = await createKey({ key_type: "agent", team_id: team.id, name: "doomed agent" });
+    const listTeamProjects: Send = (via) => via.get(`/v1/projects?team_id=${team.id}`, { token: key.secret });
+    await expectRevokedOnBothInstances(listTeamProjects, () => ok(http.delete(`/v1/teams/${team.id}`, { token: owner.token }), "delete team"), INVALID_KEY);
+  });
+
+  it("once it expires", async () => {
+    const key = await agentKey({ expires_in_days: 1 });
+    const expiresAt = Date.parse(key.expires_at);
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    try {
+      vi.setSystemTime(expiresAt - 2_000);
+      await expectRevokedOnBothInstances(listProjectsWith(key.secret), async () => vi.setSystemTime(expiresAt + 1), { status: 401, error: "API key expired" });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("after its creator is removed from the team with revoke_agent_keys", async () => {
     const admin = await joinTeam(http, service.outbox, { teamId: owner.teamId, inviter: owner, role: "admin" });
     const key = await createKey({ key_type: "agent", team_id: owner.teamId, name: `agent-${randomBytes(3).toString("hex")}` }, admin.token);
