@@ -81,8 +81,7 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
     for (const projection of projections) {
       // Runners for every partition this instance may be asked to apply: INGEST_PARTITIONS, or
       // more where the stored layout kept more (a runner for a partition that does not exist waits).
-      const stored = await storedPartitions(infra.pool, projection.name);
-      const count = projection.stream === "INGEST" ? Math.max(config.ingestPartitions, stored) : 1;
+      const count = projection.stream === "INGEST" ? Math.max(config.ingestPartitions, await storedPartitions(infra.pool, projection.name)) : 1;
       for (let partition = 0; partition < count; partition += 1) {
         const labels = { read_model: projection.name, partition: String(partition) };
         const applied = (facts: number, seconds: number) => {

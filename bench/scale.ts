@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import pino from "pino";
-import { ingestProjections } from "../projections/registry.ts";
 import { connectLog, type Log } from "../streams/connection.ts";
-import { freePort, waitUntil } from "../test/support/processes.ts";
+import { freePort } from "../test/support/processes.ts";
 import { dropDatabase, isolatedDatabaseUrl } from "../test/support/service.ts";
 import { dropStreams, streamHead } from "../test/support/streams.ts";
-import { projectorAt } from "./checkpoints.ts";
+import { catchUpSeconds } from "./checkpoints.ts";
 import { createFleet, type Fleet } from "./fleet.ts";
 import { runIngestLoad, type ClientKey } from "./ingest-load.ts";
 import { seedHistory } from "./seed.ts";
@@ -49,8 +48,7 @@ async function freshService(settings: Settings, partitions: number) {
 async function drainSeconds(streams: Log, db: pg.Pool, fleets: Fleet[], events: number): Promise<number> {
   const started = performance.now();
   await Promise.all(fleets.map((fleet) => seedHistory(streams, fleet, Math.ceil(events / fleets.length))));
-  const head = await streamHead(streams, "INGEST");
-  await Promise.all(ingestProjections().map((projection) => waitUntil(`${projection} to drain`, async () => (await projectorAt(db, projection)) >= head, 1_800_000, 250)));
+  await catchUpSeconds(db, await streamHead(streams, "INGEST"), 1_800_000);
   return (performance.now() - started) / 1000;
 }
 

@@ -161,6 +161,16 @@ it("keeps every acknowledged batch exactly once through NATS node, stream leader
   const failure = (error: Error) =>
     new Error(`${error.message}\n${load.summary()}\n${timings.join("\n")}\nunexpected: ${JSON.stringify(load.unexpected().slice(0, 5))}\n${outputs()}`);
 
+  /** Restarts a killed node, waits until it has caught up, and until batches are acknowledged again. */
+  const bringBack = async (node: string) => {
+    await cluster!.restart(node);
+    const at = Date.now();
+    await cluster!.waitForJetStream();
+    await cluster!.waitForStreamsCurrent();
+    mark(`${node} back and current`);
+    await acksAfter(at, `after ${node} came back`);
+  };
+
   try {
     load.start();
     await acksAfter(started, "before any fault");
@@ -173,12 +183,7 @@ it("keeps every acknowledged batch exactly once through NATS node, stream leader
     await cluster!.stop(follower, "SIGKILL");
     mark(`${follower} (follower) killed`);
     await acksAfter(at, `with ${follower} down`);
-    await cluster!.restart(follower);
-    at = Date.now();
-    await cluster!.waitForJetStream();
-    await cluster!.waitForStreamsCurrent();
-    mark(`${follower} back and current`);
-    await acksAfter(at, `after ${follower} came back`);
+    await bringBack(follower);
 
     // b. The INGEST leader: the two others elect a new one; appends answer 503 until then.
     const leader = await ingestLeader();
@@ -188,12 +193,7 @@ it("keeps every acknowledged batch exactly once through NATS node, stream leader
     const elected = await ingestLeader(leader);
     mark(`${elected} elected`);
     await acksAfter(at, `with ${leader} down`);
-    await cluster!.restart(leader);
-    at = Date.now();
-    await cluster!.waitForJetStream();
-    await cluster!.waitForStreamsCurrent();
-    mark(`${leader} back and current`);
-    await acksAfter(at, `after ${leader} came back`);
+    await bringBack(leader);
 
     // c. The projector instance holding the events read model: the other one, waiting on the
     // advisory locks, takes over every read model it held.
