@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import type { DatabasePool } from "slonik";
 import { storedPartitions } from "../projections/_runtime/checkpoint-queries.ts";
-import { ensureDatabase, openPool } from "../projections/_runtime/database.ts";
+import { ensureDatabase, openPool, openReplicaPool } from "../projections/_runtime/database.ts";
 import { migrate } from "../projections/_runtime/migrate.ts";
 import { ProgressWatcher } from "../projections/_runtime/progress.ts";
 import { arrangePartitions } from "../projections/_runtime/partition-layout.ts";
@@ -108,7 +108,9 @@ export async function startService(config: Config, parts: Part[], logger?: Logge
     const signingSecret = config.jwtSecret ?? (await sharedSecret(infra.log, "session_signing_key"));
     // With DATABASE_READ_URL the API queries a streaming replica, and read-your-writes waits for
     // the replica's copy of the checkpoints; its only own writes (key last-use times) go to the primary.
-    const readPool = config.databaseReadUrl ? await openPool(config.databaseReadUrl, config.databasePoolSize) : infra.pool;
+    const readPool = config.databaseReadUrl
+      ? await openReplicaPool(config.databaseReadUrl, config.databasePoolSize, (message) => infra.logger.warn(message))
+      : infra.pool;
     const progress = new ProgressWatcher(config.databaseUrl, infra.logger, config.databaseReadUrl);
     await progress.start();
     const keyUsage = new KeyUsage(infra.pool, infra.logger);

@@ -95,6 +95,27 @@ export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promi
   });
 }
 
+/**
+ * Opens a pool on a streaming replica (DATABASE_READ_URL), waiting up to `waitMs` while the replica
+ * does not have the database yet (a database created on the primary reaches the standby only when
+ * it replays that commit, late when it applies with a delay) or does not accept connections yet.
+ * @throws the last error once `waitMs` has passed, any other error at once
+ */
+export async function openReplicaPool(databaseUrl: string, maximumPoolSize: number, log: (message: string) => void, waitMs = 60_000): Promise<DatabasePool> {
+  const deadline = Date.now() + waitMs;
+  for (let told = false; ; told = true) {
+    try {
+      return await openPool(databaseUrl, maximumPoolSize);
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+      // 3D000: no such database yet; 57P03: the standby is still starting; ECONNREFUSED: not listening yet.
+      if (!["3D000", "57P03", "ECONNREFUSED"].includes(code ?? "") || Date.now() > deadline) throw error;
+      if (!told) log(`the read replica is not ready (${code}); waiting for it`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 /** Creates the database named in the URL when it does not exist yet (the embedded default). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);
