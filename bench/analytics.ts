@@ -42,6 +42,11 @@ export type AnalyticsFigures = {
   funnel_query_open: QueryFigures;
   funnel_query_closed: QueryFigures;
   funnel_query_by_environment: QueryFigures;
+  /**
+   * Each funnel query's first answer, before the API keeps any day's answer (day-answers.ts): what
+   * a funnel asked for the first time costs. The p95 figures are of the answers after it.
+   */
+  funnel_first_answer_ms: { open: number; closed: number; by_environment: number };
 };
 
 type QueryFigures = Awaited<ReturnType<typeof measureQuery>>;
@@ -168,6 +173,9 @@ export async function runAnalyticsBench(input: AnalyticsBenchInput): Promise<Ana
     closed: () => `${base}/funnels/${funnelSlug}/query?since=${days}d&mode=closed`,
     byEnvironment: () => `${base}/funnels/${funnelSlug}/query?since=${days}d&group_by=environment`,
   };
+  const first = async (path: () => string) => (await measureQuery(input.baseUrl, [input.token], path, 1)).p50_ms;
+  const firstAnswers = { open: await first(paths.open), closed: await first(paths.closed), by_environment: await first(paths.byEnvironment) };
+  log(`analytics: first funnel answers: open ${firstAnswers.open} ms, closed ${firstAnswers.closed} ms, by environment ${firstAnswers.by_environment} ms`);
   for (const path of Object.values(paths)) await measureQuery(input.baseUrl, [input.token], path, 3);
   const time = (path: () => string) => measureQuery(input.baseUrl, [input.token], path, requests);
   const metric = await time(paths.metric);
@@ -192,5 +200,6 @@ export async function runAnalyticsBench(input: AnalyticsBenchInput): Promise<Ana
     funnel_query_open: open,
     funnel_query_closed: closed,
     funnel_query_by_environment: byEnvironment,
+    funnel_first_answer_ms: firstAnswers,
   };
 }

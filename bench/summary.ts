@@ -93,6 +93,8 @@ export function targetRows(m: Measured): TargetRow[] {
     rows.push(latency("funnel, open", "p95", a.funnel_query_open.p95_ms, 150));
     rows.push(latency("funnel, closed", "p95", a.funnel_query_closed.p95_ms, 150));
     rows.push(latency("funnel, by environment", "p95", a.funnel_query_by_environment.p95_ms, 150));
+    const firsts = a.funnel_first_answer_ms;
+    if (firsts) rows.push({ figure: "funnel, first answer (no day kept)", value: `open ${firsts.open}, closed ${firsts.closed}, by environment ${firsts.by_environment} ms`, target: NONE, ratio: "n/a", pass: null });
   }
   if (m.issues) {
     rows.push(latency(`issue counts (${m.issues.issues} issues)`, "p95", m.issues.count.p95_ms, 50));

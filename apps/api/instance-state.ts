@@ -1,5 +1,6 @@
 import type { CommonQueryMethods } from "slonik";
 import { ClaimLookup } from "../../projections/app-users/claim-lookup.ts";
+import { FunnelDayAnswers } from "../../projections/funnel-events/day-answers.ts";
 import { KeyCache } from "./auth/key-cache.ts";
 import type { CachedPrincipal } from "./auth/principal.ts";
 import type { CachedWritingKey } from "./ingest/caller.ts";
@@ -19,9 +20,11 @@ export type InstanceState = {
   oneAtATime: OneAtATime;
   /** Claimed anonymous ids for ingest re-attribution (claim-lookup.ts). */
   claims: ClaimLookup;
+  /** Funnel counts of past days, kept at the days' versions (day-answers.ts). */
+  funnelDays: FunnelDayAnswers;
 };
 
 /** Empty state for a new API instance reading claims through `db`. Throws nothing. */
 export function newInstanceState(db: CommonQueryMethods): InstanceState {
-  return { keyCache: new KeyCache(), rateLimits: new TokenBuckets(), oneAtATime: new OneAtATime(), claims: new ClaimLookup(db) };
+  return { keyCache: new KeyCache(), rateLimits: new TokenBuckets(), oneAtATime: new OneAtATime(), claims: new ClaimLookup(db), funnelDays: new FunnelDayAnswers() };
 }

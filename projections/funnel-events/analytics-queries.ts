@@ -81,7 +81,7 @@ export function openCountsQuery(source: StepSource, steps: number, breakdown?: F
     sql.fragment`case ${sql.join(Array.from({ length: steps }, (_, k) => sql.fragment`when ${of.has(k)} then ${k + 1}::int`).reverse(), sql.fragment` `)} end`;
   const group = perUser(breakdown);
   const grouped = sql.fragment`
-        select ${group.value} as value, u.reached, false as alone, count(*) as users
+        select ${group.value} as value, u.reached, false as alone, null::text as day, count(*) as users
           from (
             select ${group.column}, max(${reached(source)}) as reached
               from ${source.rows}
@@ -90,15 +90,18 @@ export function openCountsQuery(source: StepSource, steps: number, breakdown?: F
          group by 1, 2`;
   const counted = source.alone === undefined ? grouped : sql.fragment`${grouped}
          union all
-        select ${breakdownColumn(breakdown, "e")} as value, ${reached(source.alone)} as reached, true as alone, count(*) as users
+        select ${breakdownColumn(breakdown, "e")} as value, ${reached(source.alone)} as reached, true as alone, ${dayLabel(source.alone)} as day, count(*) as users
           from ${source.alone.rows}
-         group by 1, 2`;
+         group by 1, 2, 4`;
   return sql.fragment`
-    select c.value, c.reached, null::text as pattern, null::int as unresolved_user, c.alone, sum(c.users)::int as users
+    select c.value, c.reached, null::text as pattern, null::int as unresolved_user, c.alone, c.day, sum(c.users)::int as users
       from (${counted}) c
      where c.reached is not null
-     group by 1, 2, 5`;
+     group by 1, 2, 5, 6`;
 }
+
+/** The day label of alone rows counted day by day, null otherwise. */
+export const dayLabel = (alone: NonNullable<StepSource["alone"]>) => alone.day ?? sql.fragment`null::text`;
 
 /**
  * A row of the counts queries: users who reached `reached` steps, a pattern of them, or one user
@@ -110,6 +113,8 @@ export const countsRow = z.object({
   pattern: z.string().nullable(),
   unresolved_user: z.number().nullable(),
   alone: z.boolean(),
+  /** The day of alone rows counted day by day (aloneRowsOfDays), null otherwise. */
+  day: z.string().nullable(),
   users: z.number(),
 });
 

@@ -6,8 +6,9 @@ import { inOneSnapshot, type Reader } from "../derived-events/snapshot.ts";
 import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
 import { completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, userEvents, type FunnelScope } from "./analytics-queries.ts";
 import { closedCountsQuery } from "./closed-query.ts";
+import { dayVersions, innerDays, type FunnelDayAnswers } from "./day-answers.ts";
 import { keyedFilters, type KeyedStepFilter } from "./keys.ts";
-import { eventSource, summarySource, type StepSource } from "./step-source.ts";
+import { aloneRowsOfDays, dayOf, eventSource, summarySource, type StepSource } from "./step-source.ts";
 import { kindsOfSteps, straddlingUsers, summarized } from "./summary-queries.ts";
 
 export type FunnelStepDefinition = { name: string; event_filter: StepFilter };
@@ -30,21 +31,35 @@ function add(counts: Counts, steps: number, value: string | null, reached: numbe
   for (let k = 0; k < reached; k += 1) row[k] = (row[k] ?? 0) + users;
 }
 
+/** The alone rows of the days wholly inside the window, counted day by day (FunnelDayAnswers). */
+type ApartDays = { days: string[]; versions: Map<string, string>; source: (days: readonly string[]) => StepSource; answers: FunnelDayAnswers };
+
 /**
  * Where a funnel is counted from: the per-user step summaries, and the events of the users whose
  * summaries straddle an end of the window; or only the events, for a funnel matching many kinds
- * or kinds the summaries leave out.
- * The steps' keys, their kinds and the straddling users are three lookups sent at once.
+ * or kinds the summaries leave out. With `answers`, the alone rows of the days inside the window
+ * are counted apart, day by day.
+ * The steps' keys, their kinds, the straddling users and the days' versions are lookups sent at once.
  */
-async function sourcesOf(reader: Reader, scope: FunnelScope, filters: readonly StepFilter[]): Promise<{ keyed: KeyedStepFilter[]; sources: StepSource[] }> {
-  const [keyed, kinds, straddling] = await Promise.all([
+async function sourcesOf(
+  reader: Reader,
+  scope: FunnelScope,
+  filters: readonly StepFilter[],
+  answers?: FunnelDayAnswers,
+): Promise<{ keyed: KeyedStepFilter[]; sources: StepSource[]; apart?: ApartDays }> {
+  const days = answers === undefined ? [] : innerDays(scope);
+  const [keyed, kinds, straddling, versions] = await Promise.all([
     reader.transaction((tx) => keyedFilters(tx, filters)),
     reader.transaction((tx) => kindsOfSteps(tx, scope.projectId, filters)),
     reader.transaction((tx) => straddlingUsers(tx, scope)),
+    days.length === 0 ? new Map<string, string>() : reader.transaction((tx) => dayVersions(tx, scope.projectId, days)),
   ]);
   if (!summarized(kinds)) return { keyed, sources: [eventSource(scope, keyed)] };
-  const summaries = summarySource(scope, kinds, straddling);
-  return { keyed, sources: straddling.length === 0 ? [summaries] : [summaries, eventSource(scope, keyed, straddling)] };
+  const apart = answers !== undefined && days.length > 0;
+  const summaries = summarySource(scope, kinds, straddling, apart ? [...new Set([dayOf(scope.since), dayOf(scope.until)])] : undefined);
+  const sources = straddling.length === 0 ? [summaries] : [summaries, eventSource(scope, keyed, straddling)];
+  if (!apart) return { keyed, sources };
+  return { keyed, sources, apart: { days, versions, source: (of) => aloneRowsOfDays(scope, kinds, of), answers } };
 }
 
 /** Users reaching each step, and the (user, value) pairs still to walk, keyed as JSON, to their user key. */
@@ -91,6 +106,7 @@ async function countUsers(
   sources: readonly StepSource[],
   mode: FunnelMode,
   breakdown?: FunnelBreakdown,
+  apart?: ApartDays,
 ): Promise<{ overall: Counts; grouped: Counts }> {
   const n = filters.length;
   const disjoint = disjointSteps(filters);
@@ -102,7 +118,12 @@ async function countUsers(
       ? [{ query: query(source), tally: overall }]
       : [{ query: query({ ...source, alone: undefined }), tally: overall }, { query: query(source, breakdown), tally: grouped }],
   );
-  const answers = await Promise.all(queries.map(({ query }) => analyticsRows(pool, query, countsRow)));
+  // The alone rows of the days apart are counted like those of a broken-down query: they give
+  // their value, and the same outcome overall.
+  const [answers, apartRows] = await Promise.all([
+    Promise.all(queries.map(({ query }) => analyticsRows(pool, query, countsRow))),
+    apart === undefined ? [] : apart.answers.rowsOf(pool, apart.days, apart.versions, (days) => query(apart.source(days), breakdown)),
+  ]);
   answers.forEach((rows, i) => {
     const { tally } = queries[i]!;
     for (const row of rows) {
@@ -110,17 +131,28 @@ async function countUsers(
       if (tally === grouped && row.alone) count(overall, n, row, null);
     }
   });
+  for (const row of apartRows) {
+    if (breakdown === undefined) count(overall, n, row, null);
+    else {
+      count(grouped, n, row, row.value);
+      count(overall, n, row, null);
+    }
+  }
   await Promise.all([walk(pool, scope, filters, keyed, overall), walk(pool, scope, filters, keyed, grouped)]);
   return { overall: overall.counts, grouped: grouped.counts };
 }
 
-/** Step analytics of a funnel over the scope, with a breakdown by environment or app version when asked. */
+/**
+ * Step analytics of a funnel over the scope, with a breakdown by environment or app version when
+ * asked. `answers` keeps the per-day counts of users alone in their project for the next answer.
+ */
 export async function funnelAnalytics(
   pool: DatabasePool,
   scope: FunnelScope,
   funnel: { name: string; steps: readonly FunnelStepDefinition[] },
   mode: FunnelMode,
   breakdown?: FunnelBreakdown,
+  answers?: FunnelDayAnswers,
 ): Promise<FunnelAnalytics> {
   const filters = funnel.steps.map((step) => step.event_filter);
   const names = funnel.steps.map((step) => step.name);
@@ -131,8 +163,8 @@ export async function funnelAnalytics(
     scope.appIds.length === 0
       ? { overall: none, grouped: none }
       : await inOneSnapshot(pool, async (reader) => {
-          const { keyed, sources } = await sourcesOf(reader, scope, filters);
-          return countUsers(reader, scope, filters, keyed, sources, mode, breakdown);
+          const { keyed, sources, apart } = await sourcesOf(reader, scope, filters, answers);
+          return countUsers(reader, scope, filters, keyed, sources, mode, breakdown, apart);
         });
   const steps = stepAnalytics(names, overall.get(null) ?? filters.map(() => 0));
   const result: FunnelAnalytics = { funnel: funnel.name, mode, total_users: steps[0]?.unique_users ?? 0, steps };

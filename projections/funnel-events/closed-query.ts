@@ -1,7 +1,7 @@
 import { sql, type FragmentSqlToken } from "slonik";
 import type { FunnelBreakdown } from "../../domain/funnels/analytics.ts";
 import { ORDER_BITS } from "../../domain/funnels/walk.ts";
-import { breakdownColumn } from "./analytics-queries.ts";
+import { breakdownColumn, dayLabel } from "./analytics-queries.ts";
 import type { StepSource } from "./step-source.ts";
 
 /** `a` strictly later than `b`; a missing time is never later. */
@@ -42,7 +42,7 @@ export function closedCountsQuery(source: StepSource, n: number, breakdown?: Fun
   const value = breakdownColumn(breakdown, "e");
   // Repeated aggregates are computed once: the planner merges equal ones.
   let perUser = sql.fragment`
-          select e.user_key, ${value} as value, false as alone, ${sql.join(times(source), sql.fragment`, `)}
+          select e.user_key, ${value} as value, false as alone, null::text as day, ${sql.join(times(source), sql.fragment`, `)}
             from ${source.rows}
            group by ${breakdown === undefined ? sql.fragment`1` : sql.fragment`1, 2`}
           having ${source.first(0)} is not null`;
@@ -50,7 +50,7 @@ export function closedCountsQuery(source: StepSource, n: number, breakdown?: Fun
     // A branch of a union computes its columns once; the query above reads them.
     perUser = sql.fragment`${perUser}
            union all
-          select e.user_key, ${value} as value, true as alone, ${sql.join(times(source.alone), sql.fragment`, `)}
+          select e.user_key, ${value} as value, true as alone, ${dayLabel(source.alone)} as day, ${sql.join(times(source.alone), sql.fragment`, `)}
             from ${source.alone.rows} and ${source.alone.first(0)} is not null`;
   }
   const breaks = middle.map((k) => sql.fragment`when not ${later(time("f", k), time("f", k - 1))} then case when ${later(time("l", k), time("f", k - 1))} then ${-k}::int else ${k}::int end`);
@@ -65,9 +65,9 @@ export function closedCountsQuery(source: StepSource, n: number, breakdown?: Fun
   // The per-user values are computed once per user (or alone row); the outer query only counts
   // users per outcome.
   return sql.fragment`
-    select u.value, u.reached, ${settled}, u.alone, count(*)::int as users
+    select u.value, u.reached, ${settled}, u.alone, u.day, count(*)::int as users
       from (select t.*, ${reached} as reached from (${perUser}) t) u
-     group by 1, 2, 3, 4, 5`;
+     group by 1, 2, 3, 4, 5, 6`;
 }
 
 /** A per-user time of the union of grouped users and alone rows, read by the reached case. */

@@ -22,7 +22,10 @@ export type StepSource = {
    * instead of grouped: `rows` then leaves them out. The functions give a row's own values, what
    * the aggregates give over a user's rows.
    */
-  alone?: Omit<StepSource, "alone">;
+  alone?: Omit<StepSource, "alone"> & {
+    /** A label of each row's day, for answers counted day by day (aloneRowsOfDays); none otherwise. */
+    day?: FragmentSqlToken;
+  };
 };
 
 /**
@@ -59,43 +62,81 @@ export function holdsAny(kinds: readonly number[]): FragmentSqlToken {
  * within it). Rows of the window's first and last day may straddle an end; their users are
  * `excluded` here and counted from their events (eventSource with `only`). `kinds[k]` are the
  * project's kinds step k matches; a row keeps kind i's values at index i of its arrays.
+ * `aloneDays`: the only days whose alone rows are read here, when the others are counted day by
+ * day (aloneRowsOfDays); named, not left out, so the (project, day) index finds them.
  */
-export function summarySource(scope: FunnelScope, kinds: readonly (readonly number[])[], excluded: readonly number[]): StepSource {
+export function summarySource(scope: FunnelScope, kinds: readonly (readonly number[])[], excluded: readonly number[], aloneDays?: readonly string[]): StepSource {
   const conditions = [...summaryScope(scope), holdsAny([...new Set(kinds.flat())])];
   if (excluded.length > 0) conditions.push(sql.fragment`not (e.user_key = any(${sql.array(excluded, "int4")}))`);
   conditions.push(sql.fragment`e.first_at >= ${iso(scope.since)} and e.last_at <= ${iso(scope.until)}`);
-  // least/greatest skip nulls: a step matching several kinds takes the earliest (latest) of those present.
-  const over = (k: number, array: string, pick: FragmentSqlToken) =>
-    kinds[k]!.length === 0 ? sql.fragment`null::timestamptz` : sql.fragment`${pick}(${sql.join(kinds[k]!.map((kind) => at(array, kind)), sql.fragment`, `)})`;
-  const middle = (steps: readonly number[]) => {
-    const counts = steps.flatMap((k) => kinds[k]!).map((kind) => sql.fragment`coalesce(${at("counts", kind)}, 0)`);
-    return counts.length === 0 ? sql.fragment`0` : sql.fragment`(${sql.join(counts, sql.fragment` + `)})`;
-  };
-  const has = (k: number) => holdsAny(kinds[k]!);
-  // A user's rows in the scope are all their rows or fewer: a row alone in its project is alone here too.
+  const alone = aloneDays === undefined ? conditions : [...conditions, sql.fragment`e.day = any(${sql.array(aloneDays, "date")})`];
   return {
     rows: sql.fragment`funnel_user_days e where ${and([...conditions, sql.fragment`not e.alone`])}`,
-    has,
-    first: (k) => sql.fragment`min(${over(k, "firsts", sql.fragment`least`)})`,
-    last: (k) => sql.fragment`max(${over(k, "lasts", sql.fragment`greatest`)})`,
-    middle: (steps) => sql.fragment`sum(${middle(steps)})`,
-    alone: {
-      rows: sql.fragment`funnel_user_days e where ${and([...conditions, sql.fragment`e.alone`])}`,
-      has,
-      first: (k) => over(k, "firsts", sql.fragment`least`),
-      last: (k) => over(k, "lasts", sql.fragment`greatest`),
-      // The type of the sum above: a union of equal column types is planned as one set of rows.
-      middle: (steps) => sql.fragment`${middle(steps)}::bigint`,
-    },
+    ...perUserSummary(kinds),
+    alone: aloneSummary(kinds, alone),
   };
 }
 
-/** Summary rows of the scope's project, apps, days and filters (not yet its exact window). */
-export function summaryScope(scope: FunnelScope): FragmentSqlToken[] {
+/**
+ * The rows alone in their project of days wholly inside a window (every row of theirs lies
+ * inside it), labelled by day, as the `alone` part of a source with no other rows: what
+ * summarySource leaves to them. Nothing of the window but the days enters the query, so a day's
+ * answer holds for any window around it.
+ */
+export function aloneRowsOfDays(scope: FunnelScope, kinds: readonly (readonly number[])[], days: readonly string[]): StepSource {
+  const conditions = [...summaryScope(scope, days), holdsAny([...new Set(kinds.flat())])];
+  return {
+    rows: sql.fragment`funnel_user_days e where false`,
+    ...perUserSummary(kinds),
+    alone: { ...aloneSummary(kinds, conditions), day: sql.fragment`to_char(e.day, 'YYYY-MM-DD')` },
+  };
+}
+
+/** A step's values over the kinds it matches: a row's own (`pick` least or greatest skips nulls). */
+function overKinds(kinds: readonly (readonly number[])[]) {
+  return (k: number, array: string, pick: FragmentSqlToken) =>
+    kinds[k]!.length === 0 ? sql.fragment`null::timestamptz` : sql.fragment`${pick}(${sql.join(kinds[k]!.map((kind) => at(array, kind)), sql.fragment`, `)})`;
+}
+
+/** A row's events of the kinds of `steps`. */
+function middleOf(kinds: readonly (readonly number[])[], steps: readonly number[]) {
+  const counts = steps.flatMap((k) => kinds[k]!).map((kind) => sql.fragment`coalesce(${at("counts", kind)}, 0)`);
+  return counts.length === 0 ? sql.fragment`0` : sql.fragment`(${sql.join(counts, sql.fragment` + `)})`;
+}
+
+/** The aggregates over a user's summary rows. */
+function perUserSummary(kinds: readonly (readonly number[])[]): Omit<StepSource, "rows" | "alone"> {
+  const over = overKinds(kinds);
+  return {
+    has: (k) => holdsAny(kinds[k]!),
+    first: (k) => sql.fragment`min(${over(k, "firsts", sql.fragment`least`)})`,
+    last: (k) => sql.fragment`max(${over(k, "lasts", sql.fragment`greatest`)})`,
+    middle: (steps) => sql.fragment`sum(${middleOf(kinds, steps)})`,
+  };
+}
+
+/** Summary rows alone in their project that meet `conditions`, each its user's answer: a row's own values. */
+function aloneSummary(kinds: readonly (readonly number[])[], conditions: readonly FragmentSqlToken[]): Omit<StepSource, "alone"> {
+  const over = overKinds(kinds);
+  // A user's rows in the scope are all their rows or fewer: a row alone in its project is alone here too.
+  return {
+    rows: sql.fragment`funnel_user_days e where ${and([...conditions, sql.fragment`e.alone`])}`,
+    has: (k) => holdsAny(kinds[k]!),
+    first: (k) => over(k, "firsts", sql.fragment`least`),
+    last: (k) => over(k, "lasts", sql.fragment`greatest`),
+    // The type of the sum above: a union of equal column types is planned as one set of rows.
+    middle: (steps) => sql.fragment`${middleOf(kinds, steps)}::bigint`,
+  };
+}
+
+/** Summary rows of the scope's project, apps, days (the window's, or `days`) and filters (not yet its exact window). */
+export function summaryScope(scope: FunnelScope, days?: readonly string[]): FragmentSqlToken[] {
   const conditions = [
     sql.fragment`e.project_id = ${scope.projectId}`,
     sql.fragment`e.app_id = any(${sql.array(scope.appIds, "uuid")})`,
-    sql.fragment`e.day >= ${dayOf(scope.since)}::date and e.day <= ${dayOf(scope.until)}::date`,
+    days === undefined
+      ? sql.fragment`e.day >= ${dayOf(scope.since)}::date and e.day <= ${dayOf(scope.until)}::date`
+      : sql.fragment`e.day = any(${sql.array(days, "date")})`,
     dataModeCondition(scope.dataMode, sql.fragment`e.is_dev`),
   ];
   if (scope.appVersion !== undefined) conditions.push(sql.fragment`e.app_version = ${scope.appVersion}`);

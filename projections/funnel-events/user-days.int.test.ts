@@ -9,6 +9,7 @@ import { scratchDatabase } from "../../test/support/scratch-database.ts";
 import { openPool } from "../_runtime/database.ts";
 import { removeExpiredUserDays } from "../retention/funnel-user-days.ts";
 import { funnelAnalytics } from "./analytics.ts";
+import { FunnelDayAnswers } from "./day-answers.ts";
 import { insertFunnelEvents, reassignFunnelEvents, replaceFunnelEvents } from "./write.ts";
 
 /**
@@ -24,7 +25,7 @@ beforeAll(() => {
 });
 
 const PROJECT = "00000000-0000-4000-8000-0000000000d1";
-const LATEST = "004_funnel_user_days_alone.sql";
+const LATEST = "005_funnel_day_versions.sql";
 const APP = "00000000-0000-4000-8000-0000000000d2";
 
 /** A fresh schema migrated up to `last` (a migration file name), run as the migrator does, through pg. */
@@ -34,7 +35,7 @@ async function migratedSchema(last: string, before?: (client: pg.Client) => Prom
   await client.connect();
   try {
     await client.query(`create schema ${schema}; set search_path to ${schema}, public`);
-    for (const name of ["001_funnel_events.sql", "002_funnel_keys.sql", "003_funnel_user_days.sql", "004_funnel_user_days_alone.sql"]) {
+    for (const name of ["001_funnel_events.sql", "002_funnel_keys.sql", "003_funnel_user_days.sql", "004_funnel_user_days_alone.sql", LATEST]) {
       if (name === "003_funnel_user_days.sql" && before) await before(client);
       await client.query(await readFile(new URL(`./migrations/${name}`, import.meta.url), "utf8"));
       if (name === last) break;
@@ -216,19 +217,66 @@ describe("per-user step summaries", () => {
         // Within one day.
         [Date.UTC(2026, 10, 3, 22, 50), Date.UTC(2026, 10, 3, 23, 59)],
       ];
-      for (const [since, until] of windows) {
-        const scope = { projectId: PROJECT, appIds: [APP], dataMode: "production" as const, since: new Date(since!), until: new Date(until!) };
-        for (const mode of ["open", "closed"] as const) {
-          for (const breakdown of [undefined, "app_version"] as const) {
-            const [summarized, counted] = await Promise.all(pools.map((each) => funnelAnalytics(each, scope, funnel, mode, breakdown)));
-            expect(summarized, `${mode} ${breakdown} ${new Date(since!).toISOString()}`).toEqual(counted);
+      // Each answer three ways: from the summaries, from the summaries with the inner days' alone
+      // rows counted day by day (asked twice: computed, then kept), and from the events.
+      const answers = new FunnelDayAnswers();
+      const compare = async () => {
+        for (const [since, until] of windows) {
+          const scope = { projectId: PROJECT, appIds: [APP], dataMode: "production" as const, since: new Date(since!), until: new Date(until!) };
+          for (const mode of ["open", "closed"] as const) {
+            for (const breakdown of [undefined, "app_version"] as const) {
+              const [summarized, counted] = await Promise.all(pools.map((each) => funnelAnalytics(each, scope, funnel, mode, breakdown)));
+              const label = `${mode} ${breakdown} ${new Date(since!).toISOString()}`;
+              expect(summarized, label).toEqual(counted);
+              for (let ask = 0; ask < 2; ask += 1) expect(await funnelAnalytics(pools[0]!, scope, funnel, mode, breakdown, answers), label).toEqual(counted);
+            }
           }
         }
-      }
+      };
+      await compare();
+      // Later events on inner days: a user alone on day 3 gets a second row, new users arrive on
+      // days 2 and 5, a user's day gets a step before the others. The days' kept answers go.
+      const later = [row("u2", "pay", null, 5, 10), row("late-1", "open", null, 2, 5), row("late-2", "open", null, 5, 7), row("late-2", "pay", null, 5, 9), row("u1", "open", null, 2, -100)];
+      for (const schema of [withSummaries, eventsOnly]) await inSchema(schema, (tx) => insertFunnelEvents(tx, later));
+      await inSchema(eventsOnly, (tx) => tx.query(sql.unsafe`delete from funnel_kinds`));
+      await compare();
       const all = await funnelAnalytics(pools[0]!, { projectId: PROJECT, appIds: [APP], dataMode: "production", since: new Date(Date.UTC(2026, 10, 1)), until: new Date(Date.UTC(2026, 10, 6)) }, funnel, "open");
-      expect(all.total_users).toBe(60);
+      expect(all.total_users).toBe(62);
     } finally {
       for (const each of pools) await each.end();
+    }
+  });
+
+  it("keep a day's funnel answer while the day's version holds, and every writer moves the version", async () => {
+    const schema = await migratedSchema(LATEST);
+    await inSchema(schema, (tx) => insertFunnelEvents(tx, [row("ann", "open", "Home", 2, 0), row("bob", "open", "Home", 3, 0), row("bob", "pay", null, 3, 5), row("cy", "open", "Home", 4, 0)]));
+    const scoped = await openPool(`${database.url}?options=${encodeURIComponent(`-c search_path=${schema},public`)}`, 3);
+    try {
+      const scope = { projectId: PROJECT, appIds: [APP], dataMode: "production" as const, since: new Date(Date.UTC(2026, 10, 1)), until: new Date(Date.UTC(2026, 10, 6)) };
+      const funnel = { name: "F", steps: [{ name: "a", event_filter: { step_name: "open" } }, { name: "b", event_filter: { step_name: "pay" } }] };
+      const answers = new FunnelDayAnswers();
+      const users = async (kept?: FunnelDayAnswers) => (await funnelAnalytics(scoped, scope, funnel, "open", undefined, kept)).steps.map((step) => step.unique_users);
+      expect(await users(answers)).toEqual([3, 1]);
+      // bob's day changed behind the triggers' back (a replica's role skips them): the kept answer
+      // is what the next one reads, so it still counts him.
+      await inSchema(schema, async (tx) => {
+        await tx.query(sql.unsafe`set local session_replication_role = replica`);
+        await tx.query(sql.unsafe`delete from funnel_user_days where day = '2026-11-03'`);
+      });
+      expect(await users(answers)).toEqual([3, 1]);
+      expect(await users()).toEqual([2, 0]);
+      // A write through the projector moves day 3's version: its answer is counted again.
+      await inSchema(schema, (tx) => insertFunnelEvents(tx, [row("dee", "open", "Home", 3, 30)]));
+      expect(await users(answers)).toEqual([3, 0]);
+      // Retention deletes from the partitions themselves; their triggers move the version too.
+      await inSchema(schema, async (tx) => {
+        for (const leaf of await tx.anyFirst(sql.type(z.object({ leaf: z.string() }))`select inhrelid::regclass::text as leaf from pg_inherits where inhparent = 'funnel_user_days'::regclass`)) {
+          await tx.query(sql.unsafe`delete from ${sql.identifier([leaf])} where day = '2026-11-04'`);
+        }
+      });
+      expect(await users(answers)).toEqual([2, 0]);
+    } finally {
+      await scoped.end();
     }
   });
 

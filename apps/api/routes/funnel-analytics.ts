@@ -55,7 +55,7 @@ export function funnelAnalyticsRoutes(deps: ApiDeps): FastifyPluginAsyncZod {
         if (!funnel) throw notFound("funnel");
         const asked = { window: requestedWindow(query, DEFAULT_SPAN_MS), dataMode: query.data_mode, appId: query.app_id };
         const scope = { ...projectScope(project, "funnels", await activeAppsOf(deps.pool, projectId), asked), appVersion: query.app_version, environment: query.environment };
-        return { slug, analytics: await funnelAnalytics(deps.pool, scope, funnel, query.mode, query.group_by) };
+        return { slug, analytics: await funnelAnalytics(deps.pool, scope, funnel, query.mode, query.group_by, deps.funnelDays) };
       },
     );
   };
