@@ -5,8 +5,8 @@ import { waitUntil } from "../test/support/processes.ts";
 import { streamHead } from "../test/support/streams.ts";
 import { projectorAt } from "./checkpoints.ts";
 import type { Fleet } from "./fleet.ts";
-import type { KeyPacer } from "./key-pacer.ts";
-import { measureQueryWhile, type QueryFigures } from "./queries.ts";
+import { queryInOwnProcess } from "./query-process.ts";
+import type { QueryFigures } from "./queries.ts";
 import { seedHistory } from "./seed.ts";
 import { round } from "./stats.ts";
 
@@ -30,9 +30,10 @@ export type DrainFigures = {
  * until each has applied them all: their sustained rates, the events read model's and all together. Meanwhile one client lists `listPath` again and again,
  * which is what a dashboard user sees while a backlog is written, the moment the list target is for.
  */
-export async function runDrain(input: { db: pg.Pool; streams: Log; fleet: Fleet; backlog: number; baseUrl: string; keys: KeyPacer<string>; listPath: () => string }): Promise<DrainFigures> {
-  let draining = true;
-  const listing = measureQueryWhile(input.baseUrl, input.keys, input.listPath, () => draining);
+export async function runDrain(input: { db: pg.Pool; streams: Log; fleet: Fleet; backlog: number; baseUrl: string; keys: string[]; perKeyPerSecond: number; listPath: string }): Promise<DrainFigures> {
+  const listing = queryInOwnProcess({ baseUrl: input.baseUrl, keys: input.keys, perKeyPerSecond: input.perKeyPerSecond, path: input.listPath });
+  let listed: Promise<QueryFigures> | undefined;
+  const stopListing = () => (listed ??= listing.stop());
   try {
     const started = performance.now();
     await seedHistory(input.streams, input.fleet, input.backlog);
@@ -43,7 +44,7 @@ export async function runDrain(input: { db: pg.Pool; streams: Log; fleet: Fleet;
       ingestProjections().map(async (projection) => {
         await waitUntil(`the ${projection} projector to drain the backlog`, async () => (await projectorAt(input.db, projection)) >= seededHead, 1_800_000, 250);
         seconds[projection] = round((performance.now() - started) / 1000);
-        if (projection === "events") draining = false;
+        if (projection === "events") void stopListing().catch(() => undefined);
       }),
     );
     const drainSeconds = seconds.events!;
@@ -56,10 +57,9 @@ export async function runDrain(input: { db: pg.Pool; streams: Log; fleet: Fleet;
       all_read_models_seconds: allSeconds,
       all_read_models_events_per_second: Math.round(input.backlog / allSeconds),
       read_model_seconds: seconds,
-      list_while_draining: await listing,
+      list_while_draining: await stopListing(),
     };
   } finally {
-    draining = false;
-    await listing;
+    await stopListing().catch(() => undefined);
   }
 }

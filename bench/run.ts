@@ -47,6 +47,8 @@ const suffix = randomBytes(4).toString("hex");
 const namespace = `bench${suffix}`;
 const databaseUrl = isolatedDatabaseUrl("bench", settings.admin);
 const log = (line: string) => console.log(`[bench] ${line}`);
+/** Requests a second per agent key: under the API's 10-token refill, so a client never times a 429. */
+const AGENT_KEY_RATE = 9;
 
 async function main() {
   const outbox = await mkdtemp(join(tmpdir(), "bench-outbox-"));
@@ -61,7 +63,7 @@ async function main() {
   try {
     const fleet = await createFleet(service.baseUrl, outbox, settings.apps);
     const keys = fleet.apps.map((app) => ({ clientKey: app.clientKey, bundleId: app.bundleId }));
-    const agentKeys = new KeyPacer(fleet.agentKeys, 9);
+    const agentKeys = new KeyPacer(fleet.agentKeys, AGENT_KEY_RATE);
     log(`fleet: ${fleet.apps.length} apps with their client keys`);
 
     // Before any load: what the database, the disk and the log take with nothing in between.
@@ -117,7 +119,7 @@ async function main() {
       const listPath = () => `/v1/events?app_id=${app.id}&level=error&limit=50`;
       const backlog = Math.max(0, settings.tableEvents - (await eventsProjected(db)));
       // Where the drain's time goes: CPU per process (and per event), and Postgres's statements when it can say.
-      const measuredDrain = await topStatements(db, () => backlog, () => measureCpu(service.pid, () => backlog, () => runDrain({ db, streams, fleet, backlog, baseUrl: service.baseUrl, keys: agentKeys, listPath })));
+      const measuredDrain = await topStatements(db, () => backlog, () => measureCpu(service.pid, () => backlog, () => runDrain({ db, streams, fleet, backlog, baseUrl: service.baseUrl, keys: fleet.agentKeys, perKeyPerSecond: AGENT_KEY_RATE, listPath: listPath() })));
       const projection = { ...measuredDrain.result.result, cpu: measuredDrain.result.cpu, statements: measuredDrain.statements };
       results.projection = measured.drain = projection;
       const tableSize = await eventsProjected(db);
