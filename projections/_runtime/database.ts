@@ -84,6 +84,16 @@ function recoveringPgDriverFactory(): DriverFactory {
   };
 }
 
+/**
+ * No reset when a connection goes back to the pool. slonik's default sends `DISCARD ALL`, a second
+ * round trip after every query or transaction taken from the pool. Pooled connections keep no
+ * session state: settings are `set local` (set_config's third argument true), snapshots and
+ * locks belong to transactions, and what holds session locks or LISTENs has a client of its own
+ * (projector-locks.ts, progress.ts, migrate.ts). The one session setting, table maintenance's
+ * statement timeout, is put back by its own code before the connection returns.
+ */
+const keepSession = async (): Promise<void> => undefined;
+
 export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promise<DatabasePool> {
   return createPool(databaseUrl, {
     driverFactory: recoveringPgDriverFactory(),
@@ -92,6 +102,7 @@ export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promi
     typeParsers: [bigintAsNumber, createNumericTypeParser(), isoTimestamp],
     connectionTimeout: 5_000,
     idleTimeout: 30_000,
+    resetConnection: keepSession,
   });
 }
 
