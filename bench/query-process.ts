@@ -29,6 +29,8 @@ export function queryInOwnProcess(start: Start): { stop: () => Promise<QueryFigu
 // The child: loops until the parent says stop, then answers with the figures.
 if (process.send !== undefined && process.argv[1] === new URL(import.meta.url).pathname) {
   let running = true;
+  // A bench that died leaves no client behind.
+  process.on("disconnect", () => process.exit(0));
   process.on("message", (message: Start | "stop") => {
     if (message === "stop") {
       running = false;
