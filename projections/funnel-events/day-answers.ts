@@ -7,7 +7,7 @@ import type { Reader } from "../derived-events/snapshot.ts";
 import { countsRow } from "./analytics-queries.ts";
 import { dayOf } from "./step-source.ts";
 
-export type CountsRow = z.infer<typeof countsRow>;
+type CountsRow = z.infer<typeof countsRow>;
 
 const DAY_MS = 86_400_000;
 
