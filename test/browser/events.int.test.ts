@@ -90,7 +90,8 @@ it("finds ingested events with filters, pages, opens a detail with attributes an
   expect(new URL(page.url()).searchParams.get("level")).toBe("error");
   await page.getByRole("checkbox", { name: "warn" }).click();
   await expect.poll(() => new URL(page.url()).searchParams.get("level")).toBe("warn,error");
-  expect(await page.getByRole("checkbox", { name: "warn" }).isChecked()).toBe(true);
+  // The box is drawn from the URL after it changes: wait for it too.
+  await expect.poll(() => page.getByRole("checkbox", { name: "warn" }).isChecked()).toBe(true);
   await expect.poll(() => rows.count()).toBe(1);
   await page.getByRole("radio", { name: "Development" }).click();
   await page.getByText("No events match these filters").waitFor();
