@@ -8,7 +8,7 @@ import { completionsQuery, countsRow, openCountsQuery, stepEventsOfUsersQuery, u
 import { closedCountsQuery } from "./closed-query.ts";
 import { dayVersions, innerDays, type FunnelDayAnswers } from "./day-answers.ts";
 import { keyedFilters, type KeyedStepFilter } from "./keys.ts";
-import { aloneRowsOfDays, dayOf, eventSource, summarySource, type StepSource } from "./step-source.ts";
+import { aloneRowsOfDays, edgeDays, eventSource, summarySource, type StepSource } from "./step-source.ts";
 import { kindsOfSteps, straddlingUsers, summarized } from "./summary-queries.ts";
 
 export type FunnelStepDefinition = { name: string; event_filter: StepFilter };
@@ -56,7 +56,7 @@ async function sourcesOf(
   ]);
   if (!summarized(kinds)) return { keyed, sources: [eventSource(scope, keyed)] };
   const apart = answers !== undefined && days.length > 0;
-  const summaries = summarySource(scope, kinds, straddling, apart ? [...new Set([dayOf(scope.since), dayOf(scope.until)])] : undefined);
+  const summaries = summarySource(scope, kinds, straddling, apart ? edgeDays(scope) : undefined);
   const sources = straddling.length === 0 ? [summaries] : [summaries, eventSource(scope, keyed, straddling)];
   if (!apart) return { keyed, sources };
   return { keyed, sources, apart: { days, versions, source: (of) => aloneRowsOfDays(scope, kinds, of), answers } };

@@ -48,6 +48,9 @@ export function eventSource(scope: FunnelScope, steps: readonly KeyedStepFilter[
 /** The UTC day of a time, as `funnel_user_days.day`. */
 export const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
+/** The window's first and last UTC day (one, when it lies within a day): the only days whose rows can straddle an end. */
+export const edgeDays = (scope: FunnelScope): string[] => [...new Set([dayOf(scope.since), dayOf(scope.until)])];
+
 /** `e.<array>[kind]`: the row's value for a kind, null when it has none. */
 const at = (array: string, kind: number) => sql.fragment`${sql.identifier(["e", array])}[${kind}::int]`;
 

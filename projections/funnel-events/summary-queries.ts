@@ -3,7 +3,7 @@ import { z } from "zod";
 import { and, iso } from "../derived-events/sql.ts";
 import type { FunnelScope } from "./analytics-queries.ts";
 import type { StepFilter } from "../../domain/funnels/analytics.ts";
-import { dayOf, summaryScope } from "./step-source.ts";
+import { edgeDays, summaryScope } from "./step-source.ts";
 import { MAX_SUMMARIZED_KIND } from "./summary-write.ts";
 
 /**
@@ -47,7 +47,7 @@ export async function straddlingUsers(db: CommonQueryMethods, scope: FunnelScope
     select distinct e.user_key from funnel_user_days e
      where ${and([
        ...summaryScope(scope),
-       sql.fragment`e.day = any(${sql.array([dayOf(scope.since), dayOf(scope.until)], "date")})`,
+       sql.fragment`e.day = any(${sql.array(edgeDays(scope), "date")})`,
        sql.fragment`e.last_at >= ${since} and e.first_at <= ${until}`,
        sql.fragment`not (e.first_at >= ${since} and e.last_at <= ${until})`,
      ])}`);
