@@ -2,6 +2,7 @@ import type { DatabasePool } from "slonik";
 import { buildAggregation, type Aggregation, type Distribution, type MetricGroupBy } from "../../domain/metrics/aggregation.ts";
 import { digestPercentiles, type DigestPart } from "../../domain/metrics/duration-digest.ts";
 import { estimateUsers, MIN_SAMPLED_USERS, SAMPLE_BUCKETS, selectionThreshold } from "../../domain/metrics/sampling.ts";
+import { inOneSnapshot, type Reader } from "../derived-events/snapshot.ts";
 import { analyticsRead, analyticsRows } from "../derived-events/sql.ts";
 import { countsQuery, errorsQuery, percentilesQuery, phaseCountRow, usersQuery } from "./aggregate-queries.ts";
 import { digestPartRow, digestQuery } from "./digest-queries.ts";
@@ -23,7 +24,7 @@ const PERCENTILES = [0.5, 0.95, 0.99];
 const NO_EVENTS: Distribution = { unique_users: 0, p50: null, p95: null, p99: null, sample_rate: 1 };
 
 /** Exact users and percentiles: every event of the window, read in parallel (two connections, two cores). */
-async function exactDistribution(pool: DatabasePool, scope: MetricScope, slug: string, filters: MetricFilters): Promise<Distribution> {
+async function exactDistribution(pool: Reader, scope: MetricScope, slug: string, filters: MetricFilters): Promise<Distribution> {
   const [[users], [percentiles]] = await Promise.all([
     analyticsRead(pool, usersQuery(scope, slug, filters, null)),
     analyticsRead(pool, percentilesQuery(scope, slug, filters)),
@@ -38,7 +39,7 @@ async function exactDistribution(pool: DatabasePool, scope: MetricScope, slug: s
  * Null when the sample holds too few users to trust.
  */
 async function estimatedDistribution(
-  pool: DatabasePool,
+  pool: Reader,
   scope: MetricScope,
   slug: string,
   filters: MetricFilters,
@@ -73,20 +74,24 @@ export async function aggregateMetric(
   // The distribution does not depend on the grouping: only the filters choose its source.
   const source = sourceOf(filters, undefined);
   const filtered = source?.kind === "dimension";
-  const [counts, errors, all, digest] = await Promise.all([
-    analyticsRows(pool, countsQuery(scope, [slug], filters, groupBy), phaseCountRow),
-    analyticsRead(pool, errorsQuery(scope, slug, filters)),
-    // A sampled read walks the window's events, not only the filtered ones: it needs their number.
-    filtered ? analyticsRows(pool, countsQuery(scope, [slug], {}, undefined), phaseCountRow) : null,
-    // Read along with the counts (a few ms from rollups), so that an estimate waits for one more query only.
-    source === null ? null : analyticsRows(pool, digestQuery(scope, slug, filters, source), digestPartRow),
-  ]);
-  const total = eventsIn(counts);
-  let spread = NO_EVENTS;
-  if (total > 0) {
-    const threshold = source === null ? null : selectionThreshold(total, all ? eventsIn(all) : total, sampling.exactLimit, sampling.scanLimit ?? sampling.exactLimit);
-    const estimate = digest !== null && threshold !== null ? await estimatedDistribution(pool, scope, slug, filters, digest, threshold, sampling.minSampledUsers) : null;
-    spread = estimate ?? (await exactDistribution(pool, scope, slug, filters));
-  }
-  return buildAggregation(counts, errors, spread, groupBy);
+  // Every statement of one answer reads one snapshot: counts, errors and users read in parallel
+  // then agree, with no projector or import commit between them.
+  return inOneSnapshot(pool, async (reader) => {
+    const [counts, errors, all, digest] = await Promise.all([
+      analyticsRows(reader, countsQuery(scope, [slug], filters, groupBy), phaseCountRow),
+      analyticsRead(reader, errorsQuery(scope, slug, filters)),
+      // A sampled read walks the window's events, not only the filtered ones: it needs their number.
+      filtered ? analyticsRows(reader, countsQuery(scope, [slug], {}, undefined), phaseCountRow) : null,
+      // Read along with the counts (a few ms from rollups), so that an estimate waits for one more query only.
+      source === null ? null : analyticsRows(reader, digestQuery(scope, slug, filters, source), digestPartRow),
+    ]);
+    const total = eventsIn(counts);
+    let spread = NO_EVENTS;
+    if (total > 0) {
+      const threshold = source === null ? null : selectionThreshold(total, all ? eventsIn(all) : total, sampling.exactLimit, sampling.scanLimit ?? sampling.exactLimit);
+      const estimate = digest !== null && threshold !== null ? await estimatedDistribution(reader, scope, slug, filters, digest, threshold, sampling.minSampledUsers) : null;
+      spread = estimate ?? (await exactDistribution(reader, scope, slug, filters));
+    }
+    return buildAggregation(counts, errors, spread, groupBy);
+  });
 }
