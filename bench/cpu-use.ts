@@ -20,22 +20,26 @@ async function timesOf(pid: number): Promise<Times> {
 const childrenOf = async (pid: number): Promise<number[]> =>
   (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean).map(Number);
 
-async function postgresPids(): Promise<number[]> {
-  const { stdout } = await promisify(execFile)("pgrep", ["-x", "postgres"]).catch(() => ({ stdout: "" }));
+async function pidsNamed(name: string): Promise<number[]> {
+  const { stdout } = await promisify(execFile)("pgrep", ["-x", name]).catch(() => ({ stdout: "" }));
   return stdout.split(/\s+/).filter(Boolean).map(Number);
 }
 
-/** CPU seconds used so far by each part: the API process, each background child, every Postgres process (exited backends included) and this load generator. */
+/** CPU seconds used so far by each part: the API process, each background child, every Postgres process (exited backends included), the NATS server and this load generator. */
 async function cpuNow(servicePid: number): Promise<Record<string, number>> {
   const parts: Record<string, number> = { api: (await timesOf(servicePid)).own };
   for (const [index, child] of (await childrenOf(servicePid)).entries()) parts[`background ${index + 1}`] = (await timesOf(child)).own;
   let postgres = 0;
-  for (const pid of await postgresPids()) {
+  for (const pid of await pidsNamed("postgres")) {
     const times = await timesOf(pid);
     // The postmaster's exited children are the backends that have closed since the server started.
     postgres += times.own + times.exited;
   }
   parts.postgres = postgres;
+  // The JetStream server stores every published fact and delivers it to each reader of its stream.
+  let nats = 0;
+  for (const pid of await pidsNamed("nats-server")) nats += (await timesOf(pid)).own;
+  parts.nats = nats;
   parts["bench client"] = (await timesOf(process.pid)).own;
   return parts;
 }
@@ -44,7 +48,7 @@ export type CpuUse = { seconds: Record<string, number>; microseconds_per_event: 
 
 /**
  * Measures where the machine's CPU goes while `work` runs: CPU seconds per part (read from
- * /proc: the whole Postgres server, not only this service's database) and per event of `events`.
+ * /proc: the whole Postgres and NATS servers, not only this service's database and streams) and per event of `events`.
  * Background children are numbered as `npm start` forks them (1: the events read model, 2: the
  * other read models and the worker).
  */

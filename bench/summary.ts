@@ -1,4 +1,6 @@
+import { availableParallelism } from "node:os";
 import type { AnalyticsFigures } from "./analytics.ts";
+import type { CpuUse } from "./cpu-use.ts";
 import type { CountFigures, EstimateCheck } from "./counts.ts";
 import type { DrainFigures } from "./drain.ts";
 import type { ImportFigures } from "./import-load.ts";
@@ -17,7 +19,7 @@ export type Measured = {
   ingest?: IngestFigures;
   catchUpAfterIngest?: Record<string, number>;
   lag?: { events_per_second: number; lag: { p99_ms: number } };
-  drain?: DrainFigures;
+  drain?: DrainFigures & { cpu?: CpuUse };
   import?: ImportFigures;
   counts?: CountFigures[];
   analytics?: AnalyticsFigures;
@@ -58,6 +60,15 @@ export function targetRows(m: Measured): TargetRow[] {
     const ratio = copy ? m.drain.all_read_models_events_per_second / copy : undefined;
     rows.push({ figure: "drain (events read model alone)", value: `${m.drain.events_per_second} events/s`, target: NONE, ratio: copy ? times(m.drain.events_per_second / copy, "COPY") : "n/a", pass: null });
     rows.push({ figure: "drain (every INGEST read model)", value: `${m.drain.all_read_models_events_per_second} events/s`, target: "≥ 0.8 × COPY", ratio: ratio === undefined ? "n/a" : times(ratio, "COPY"), pass: ratio === undefined ? null : ratio >= 0.8 });
+    if (m.drain.cpu) {
+      // The drain keeps every core busy, so its rate is bounded by the CPU all its processes spend
+      // per event (the service, Postgres, NATS and the bench's backlog writer; not its list client):
+      // the rate at which this machine's cores would run out at that cost, next to COPY's.
+      const perEvent = Object.values(m.drain.cpu.microseconds_per_event).reduce((sum, us) => sum + us, 0);
+      const ceiling = (availableParallelism() * 1e6) / perEvent;
+      const bound = `${Math.round(ceiling)} events/s on ${availableParallelism()} cores${copy ? ` = ${times(ceiling / copy, "COPY")}` : ""}`;
+      rows.push({ figure: "drain: CPU per event, every process", value: `${round(perEvent, 1)} µs`, target: NONE, ratio: bound, pass: null });
+    }
   }
   if (m.lag) {
     const row = latency(`lag at ${m.lag.events_per_second} events/s`, "p99", m.lag.lag.p99_ms, 1000);
