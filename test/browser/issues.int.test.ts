@@ -44,12 +44,15 @@ it("shows errors as issues on the board, comments, resolves at a version and mer
   await shoot("02-board-empty-project");
 
   // Errors: one twice (two sessions) from version 1.4.0, another, twenty more (a second page of
-  // the new column), a development build's, and one in the other project.
+  // the new column), a development build's, and one in the other project. The board lists the
+  // last seen first; the twenty are a minute older, so the two the steps below open are on the
+  // first page whatever order the issues' ids give the ones seen at the same time.
+  const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
   const shopErrors = [
     anEvent({ level: "error", message: "Payment declined: card expired", user_id: "ada", app_version: "1.4.0", sdk_name: "swift", sdk_version: "2.1.0" }),
     anEvent({ level: "error", message: "Payment declined: card expired", user_id: "grace", app_version: "1.4.0", sdk_name: "swift", sdk_version: "2.1.0" }),
     anEvent({ level: "error", message: "Checkout timed out", user_id: "grace", app_version: "1.4.0" }),
-    ...WORDS.map((word) => anEvent({ level: "error", message: `Renderer ${word} crashed`, user_id: "linus" })),
+    ...WORDS.map((word) => anEvent({ level: "error", message: `Renderer ${word} crashed`, user_id: "linus", timestamp: aMinuteAgo })),
     anEvent({ level: "error", message: "Debug assertion failed", is_dev: true }),
   ];
   expect((await ingest(http, shop.clientKey, { bundle_id: shop.app.bundle_id, events: shopErrors })).body).toMatchObject({ accepted: shopErrors.length });
