@@ -1,5 +1,5 @@
 import { loadConfig } from "./config.ts";
 import { runEmbedded } from "./embedded.ts";
-import { exitOnStartupError } from "./startup.ts";
+import { startOrExit } from "./startup.ts";
 
-await runEmbedded(loadConfig()).catch(exitOnStartupError);
+await startOrExit(() => runEmbedded(loadConfig()));

@@ -7,13 +7,11 @@ export function exitOnStartupError(error: unknown): never {
   process.exit(1);
 }
 
-/**
- * A process `npm start` forked stops with its parent, even when the parent was killed, also when
- * that happened while this process was still loading (the event has then passed). A process
- * started on its own (no IPC channel) is left alone.
- */
-export function stopWithParent(): void {
-  if (!process.send) return;
-  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
-  if (!process.connected) process.kill(process.pid, "SIGTERM");
+/** Runs `start`, sending a failure to exitOnStartupError, also a config mistake `start` throws before it returns a promise. */
+export async function startOrExit(start: () => Promise<unknown>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    exitOnStartupError(error);
+  }
 }

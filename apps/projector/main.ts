@@ -1,7 +1,9 @@
-import { loadConfig } from "../config.ts";
-import { runUntilSignalled } from "../runtime.ts";
-import { exitOnStartupError, stopWithParent } from "../startup.ts";
+import { stopWithParent } from "../stop-with-parent.ts";
 
-// `npm run start:projector`: the projectors alone, as many instances as wanted.
+// `npm run start:projector`: the projectors alone, as many instances as wanted. The parent, if
+// any, is watched before the service's modules load (see apps/background/main.ts).
 stopWithParent();
-await runUntilSignalled(loadConfig(), ["projector"]).catch(exitOnStartupError);
+const { loadConfig } = await import("../config.ts");
+const { startOrExit } = await import("../startup.ts");
+const { runUntilSignalled } = await import("../runtime.ts");
+await startOrExit(() => runUntilSignalled(loadConfig(), ["projector"]));

@@ -1,5 +1,5 @@
 import { loadConfig } from "../config.ts";
 import { runUntilSignalled } from "../runtime.ts";
-import { exitOnStartupError } from "../startup.ts";
+import { startOrExit } from "../startup.ts";
 
-await runUntilSignalled(loadConfig(), ["worker"]).catch(exitOnStartupError);
+await startOrExit(() => runUntilSignalled(loadConfig(), ["worker"]));

@@ -159,3 +159,11 @@ it("does not leave a background child behind when the parent is killed while the
     await waitUntil("the orphaned background children to stop", () => !alive(child), 15_000, 100);
   }
 });
+
+it("ends with one line naming a configuration mistake, not a stack trace", { timeout: 60_000 }, async () => {
+  config ??= await testConfig();
+  await buildOnce();
+  const started = spawnBuilt("apps/main.ts", { ...serviceEnv(config), PORT: "not-a-port" });
+  expect((await started.exited).code).toBe(1);
+  expect(started.output().trim()).toBe("invalid configuration: PORT Expected number, received nan");
+});
