@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { buildOnce, spawnBuilt, waitUntil } from "../test/support/processes.ts";
 
 /** Peak resident set sizes in MB: of the service process, of its projector and worker children together, and their sum. */
@@ -40,6 +42,14 @@ export async function startBenchService(env: Record<string, string>, port: numbe
     },
     /** The service process's resident set now (VmRSS): the API, without its child. */
     rssMb: async () => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${child.pid}/status`, "utf8").catch(() => ""))?.[1] ?? 0) / 1024),
-    stop: () => child.stop("SIGTERM", 30_000),
+    stop: async () => {
+      await child.stop("SIGTERM", 30_000);
+      // The service logs at warn: what it said (a failed batch, a redelivery) explains an outlier.
+      const said = child.output().trim();
+      if (said === "") return;
+      const file = join(tmpdir(), `bench-service-${child.pid}.log`);
+      await writeFile(file, `${said}\n`);
+      console.log(`[bench] the service logged ${said.split("\n").length} warning or error lines: ${file}`);
+    },
   };
 }

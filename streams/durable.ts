@@ -35,8 +35,6 @@ export type DurableBatchOptions = ConsumerOptions & {
    */
   handleBatch: (messages: DeliveredMessage[]) => Promise<void>;
   maxBatch: number;
-  /** Pull by bytes rather than by count, for a stream of large messages (INGEST). */
-  pullBytes?: number;
 };
 
 /**
@@ -58,8 +56,10 @@ export function runDurable(log: Log, options: DurableOptions): { stop: () => Pro
  * any rate instead of building a backlog. At most `2 × maxBatch` messages are held unacknowledged.
  */
 export function runDurableBatches(log: Log, options: DurableBatchOptions): { stop: () => Promise<void> } {
-  const pull = options.pullBytes === undefined ? { max_messages: options.maxBatch } : { max_bytes: options.pullBytes };
-  return consumeDurably(log, options, pull, async (messages, settle) => {
+  // Pulled by count, never by bytes: a pull whose byte budget cannot take the next message ends
+  // ("message size exceeds maxbytes"), and when that happens with nothing buffered the client pulls
+  // again only after two missed heartbeats, 30 s later. Memory is bounded by max_ack_pending anyway.
+  return consumeDurably(log, options, { max_messages: options.maxBatch }, async (messages, settle) => {
     const queue: JsMsg[] = [];
     let arrived: (() => void) | undefined;
     let ended = false;
@@ -109,7 +109,7 @@ type Settle = (messages: JsMsg[], handle: () => Promise<void>) => Promise<void>;
 function consumeDurably(
   log: Log,
   options: ConsumerOptions & { maxBatch?: number },
-  pull: { max_messages: number } | { max_bytes: number },
+  pull: { max_messages: number },
   drain: (messages: ConsumerMessages, settle: Settle) => Promise<void>,
 ): { stop: () => Promise<void> } {
   let stopped = false;

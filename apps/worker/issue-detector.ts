@@ -13,7 +13,6 @@ import { runIssueCommand } from "../commands/issue-command.ts";
 const MAX_MESSAGES_PER_CALL = 200;
 /** Error events in one decision: its facts (an occurrence each, at most) stay well inside a NATS message. */
 const MAX_EVENTS_PER_DECISION = 500;
-const PULL_BYTES = 8 * 1024 * 1024;
 
 /** The error events of one project's messages in a call, which one decision (or a few) takes. */
 type ProjectErrors = { projectId: string; teamId: string; imported: boolean; events: ErrorEvent[]; firstSeq: number; lastSeq: number };
@@ -42,7 +41,6 @@ export function startIssueDetector(deps: CommandDeps & { logger: Logger; log: Lo
     filter: "*.*",
     logger: deps.logger,
     maxBatch: MAX_MESSAGES_PER_CALL,
-    pullBytes: PULL_BYTES,
     handleBatch: async (messages) => {
       const now = new Date().toISOString();
       const decisions = [...errorsByProject(messages, logger).values()].map(async (group) => {
