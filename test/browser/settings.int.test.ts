@@ -234,6 +234,18 @@ it("manages projects, apps, keys, the team and integrations, and shows the audit
   await shoot("14-audit-log-filtered");
   await page.getByRole("button", { name: "Clear filters" }).click();
   await page.locator("tr[data-audit='create app']").waitFor();
+  // Two filters picked in one task, before the page renders the first: both reach the URL.
+  await page.getByRole("form", { name: "Audit log filters" }).evaluate((form) => {
+    const [resource, action] = [...form.querySelectorAll("select")];
+    for (const [select, value] of [[resource!, "api_key"], [action!, "delete"]] as const) {
+      select.value = value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  });
+  await expect.poll(() => new URL(page.url()).searchParams.get("action")).toBe("delete");
+  expect(new URL(page.url()).searchParams.get("resource_type")).toBe("api_key");
+  await page.getByRole("button", { name: "Clear filters" }).click();
+  await page.locator("tr[data-audit='create app']").waitFor();
 
   // Cursor paging: a page holds 50 entries; with more, "Load older entries" brings the rest.
   for (let index = 0; index < 45; index += 1) {

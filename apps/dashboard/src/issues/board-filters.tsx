@@ -1,5 +1,6 @@
 import { useSearchParams } from "react-router";
 import { useSession } from "../session/session.tsx";
+import { useChangeSearchParams } from "../ui/search-params.ts";
 import { type BoardScope, type DataMode } from "./board-queries.ts";
 import { useTeamApps, useTeamProjects } from "../ui/team-queries.ts";
 import { dataModeOf } from "../overview/window.ts";
@@ -13,18 +14,17 @@ import { DataModeSwitch } from "../overview/controls.tsx";
  */
 export function useBoardView() {
   const { team } = useSession();
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const changeParams = useChangeSearchParams();
   const projectId = params.get("project") ?? params.get("project_id") ?? undefined;
   const scope: BoardScope = { teamId: team.id, projectId, appId: params.get("app") ?? undefined, dataMode: dataModeOf(params.get("mode")) };
 
   const update = (changes: Record<string, string | undefined>) =>
-    setParams((current) => {
-      const next = new URLSearchParams(current);
+    changeParams((next) => {
       for (const [name, value] of Object.entries(changes)) {
         if (value === undefined || value === "") next.delete(name);
         else next.set(name, value);
       }
-      return next;
     });
 
   return {

@@ -1,9 +1,9 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
-import { useSearchParams } from "react-router";
 import { api, unwrap } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
 import { useSearchParam } from "../ui/project-picker.tsx";
+import { useChangeSearchParams } from "../ui/search-params.ts";
 import { Empty, ErrorState, Loading } from "../ui/states.tsx";
 import { ACTIONS, instantOf, RESOURCE_TYPES, resourceLabel, type AuditAction } from "./audit-filters.ts";
 import { AuditTable } from "./audit-table.tsx";
@@ -23,13 +23,10 @@ export function AuditLogTab() {
   const [actionParam, setAction] = useSearchParam("action");
   const [since, setSince] = useSearchParam("since");
   const [until, setUntil] = useSearchParam("until");
-  const [, setParams] = useSearchParams();
-  // One navigation for all four: separate updates within one event would each start from the same URL.
+  const changeParams = useChangeSearchParams();
   const clearFilters = () =>
-    setParams((current) => {
-      const next = new URLSearchParams(current);
+    changeParams((next) => {
       for (const name of ["resource_type", "action", "since", "until"]) next.delete(name);
-      return next;
     });
   const action = ACTIONS.find((candidate) => candidate === actionParam);
   const filters = { resource_type: resourceType ?? undefined, action, since: instantOf(since), until: instantOf(until) };

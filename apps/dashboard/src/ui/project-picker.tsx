@@ -2,22 +2,22 @@ import { useCallback } from "react";
 import { useSearchParams } from "react-router";
 import type { Answer } from "../api/client.ts";
 import { useSession } from "../session/session.tsx";
+import { useChangeSearchParams } from "./search-params.ts";
 import { useTeamProjects } from "./team-queries.ts";
 
 export type Project = Answer<"/v1/projects">["projects"][number];
 
 /** Replaces one search parameter and keeps the rest: every page keeps its view in the URL. */
 export function useSearchParam(name: string): [string | null, (value: string | null) => void] {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const change = useChangeSearchParams();
   const set = useCallback(
     (value: string | null) =>
-      setParams((current) => {
-        const next = new URLSearchParams(current);
+      change((next) => {
         if (value === null || value === "") next.delete(name);
         else next.set(name, value);
-        return next;
       }),
-    [name, setParams],
+    [name, change],
   );
   return [params.get(name), set];
 }

@@ -1,5 +1,6 @@
 import { useCallback } from "react";
 import { Link, useSearchParams } from "react-router";
+import { useChangeSearchParams } from "../ui/search-params.ts";
 
 /**
  * Sets some search parameters of a paged list at once and goes back to its first page: a cursor
@@ -7,19 +8,18 @@ import { Link, useSearchParams } from "react-router";
  * a short URL.
  */
 export function useListParams(): [URLSearchParams, (changes: Record<string, string | null>) => void] {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const changeParams = useChangeSearchParams();
   const change = useCallback(
     (changes: Record<string, string | null>) =>
-      setParams((current) => {
-        const next = new URLSearchParams(current);
+      changeParams((next) => {
         next.delete("cursor");
         for (const [name, value] of Object.entries(changes)) {
           if (value === null || value === "") next.delete(name);
           else next.set(name, value);
         }
-        return next;
       }),
-    [setParams],
+    [changeParams],
   );
   return [params, change];
 }
