@@ -35,6 +35,12 @@ export type DurableBatchOptions = ConsumerOptions & {
    */
   handleBatch: (messages: DeliveredMessage[]) => Promise<void>;
   maxBatch: number;
+  /**
+   * Messages asked of the server at a time, `maxBatch` when absent. A stream of large messages
+   * (INGEST) asks for fewer: what the server has sent but the process has not read yet counts
+   * against the connection, which the server cuts as a slow consumer past 64 MB.
+   */
+  pullMessages?: number;
 };
 
 /**
@@ -58,8 +64,8 @@ export function runDurable(log: Log, options: DurableOptions): { stop: () => Pro
 export function runDurableBatches(log: Log, options: DurableBatchOptions): { stop: () => Promise<void> } {
   // Pulled by count, never by bytes: a pull whose byte budget cannot take the next message ends
   // ("message size exceeds maxbytes"), and when that happens with nothing buffered the client pulls
-  // again only after two missed heartbeats, 30 s later. Memory is bounded by max_ack_pending anyway.
-  return consumeDurably(log, options, { max_messages: options.maxBatch }, async (messages, settle) => {
+  // again only after two missed heartbeats, 30 s later. What is held is bounded by max_ack_pending.
+  return consumeDurably(log, options, { max_messages: options.pullMessages ?? options.maxBatch }, async (messages, settle) => {
     const queue: JsMsg[] = [];
     let arrived: (() => void) | undefined;
     let ended = false;

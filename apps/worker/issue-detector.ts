@@ -13,6 +13,8 @@ import { runIssueCommand } from "../commands/issue-command.ts";
 const MAX_MESSAGES_PER_CALL = 200;
 /** Error events in one decision: its facts (an occurrence each, at most) stay well inside a NATS message. */
 const MAX_EVENTS_PER_DECISION = 500;
+/** Ingest messages asked of the server at a time: a few megabytes on their way at most. */
+const PULL_MESSAGES = 32;
 
 /** The error events of one project's messages in a call, which one decision (or a few) takes. */
 type ProjectErrors = { projectId: string; teamId: string; imported: boolean; events: ErrorEvent[]; firstSeq: number; lastSeq: number };
@@ -41,6 +43,7 @@ export function startIssueDetector(deps: CommandDeps & { logger: Logger; log: Lo
     filter: "*.*",
     logger: deps.logger,
     maxBatch: MAX_MESSAGES_PER_CALL,
+    pullMessages: PULL_MESSAGES,
     handleBatch: async (messages) => {
       const now = new Date().toISOString();
       const decisions = [...errorsByProject(messages, logger).values()].map(async (group) => {

@@ -37,6 +37,7 @@ it("delivers each message within seconds, large ones after small ones on a quiet
     filter: "*.*",
     logger: pino({ level: "silent" }),
     maxBatch: 20,
+    pullMessages: 4,
     handleBatch: async (messages) => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       for (const message of messages) handled.add(message.seq);
